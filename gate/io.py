@@ -1,0 +1,283 @@
+"""Every file the gate reads or writes goes through here.
+
+Readers turn files into plain values with their source positions and collect every problem they
+meet (file, line, what was expected) instead of stopping at the first. Writers are atomic: a report
+is either the old file or the complete new one, never half-written.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io as _io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gate.errors import InputError, Problem
+from gate.jsonpos import JsonSyntaxError, loads_with_lines
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a record came from: file (as the user wrote it, relative where possible) and line."""
+
+    file: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One JSON object from an input file, before it is validated into a typed record."""
+
+    data: dict[str, Any]
+    source: SourceRef
+    index: int  # 0-based position within its file
+
+    @property
+    def label(self) -> str:
+        return f"record {self.index + 1}"
+
+
+@dataclass(frozen=True)
+class JsonDocument:
+    value: Any
+    source: SourceRef
+    lines: dict[tuple, int]
+
+    def line_of(self, *path: str | int) -> int | None:
+        """Line of the deepest known container along `path`."""
+        for depth in range(len(path), -1, -1):
+            line = self.lines.get(tuple(path[:depth]))
+            if line is not None:
+                return line
+        return None
+
+
+def display_path(path: Path) -> str:
+    """Paths in messages and annotations are relative to the working directory when possible."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def read_text(path: Path, what: str = "file") -> str:
+    shown = display_path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            f"{what} not found",
+            [Problem(file=shown, expected=f"an existing {what}", found="no such file",
+                     fix="check the path (relative paths start at the working directory)")],
+        ) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} is a directory", [Problem(file=shown, expected="a file", found="a directory")]) from None
+    except PermissionError:
+        raise InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
+                                                           found="permission denied")]) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"{what} is not UTF-8",
+            [Problem(file=shown, line=line, expected="UTF-8 text", found=f"invalid byte 0x{raw[exc.start]:02x}",
+                     fix="re-save the file as UTF-8")],
+        ) from None
+
+
+def expand_globs(patterns: Sequence[str], base_dir: Path, field: str) -> tuple[list[Path], list[Problem]]:
+    """Files matching `patterns` (relative to `base_dir`), sorted and unique; a pattern matching nothing is a problem."""
+    found: dict[Path, None] = {}
+    problems: list[Problem] = []
+    for pattern in patterns:
+        full = pattern if os.path.isabs(pattern) else str(base_dir / pattern)
+        matches = sorted(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
+        if not matches:
+            problems.append(
+                Problem(field=field, expected="a path or glob matching at least one file",
+                        found=f"{pattern!r} matched nothing under {display_path(base_dir) or '.'}",
+                        fix="paths in gate.yml are relative to the directory of gate.yml"))
+        found.update(dict.fromkeys(matches))
+    return list(found), problems
+
+
+def read_json_document(path: Path) -> tuple[JsonDocument | None, list[Problem]]:
+    source = SourceRef(display_path(path))
+    try:
+        text = read_text(path, "input file")
+    except InputError as exc:
+        return None, list(exc.problems)
+    if not text.strip():
+        return None, [Problem(file=source.file, expected="JSON content", found="an empty file")]
+    try:
+        value, lines = loads_with_lines(text)
+    except JsonSyntaxError as exc:
+        return None, [Problem(file=source.file, line=exc.line, expected="valid JSON",
+                              found=f"{exc.message} at column {exc.column}", fix="fix the JSON syntax there")]
+    except RecursionError:
+        return None, [Problem(file=source.file, expected="JSON nested less than ~900 levels deep",
+                              found="deeper nesting")]
+    return JsonDocument(value, source, lines), []
+
+
+def read_records(paths: Iterable[Path]) -> tuple[list[RawRecord], list[Problem]]:
+    """Objects from JSON (an array of objects, or one object) and JSONL files, with their lines."""
+    records: list[RawRecord] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.suffix.lower() in (".jsonl", ".ndjson"):
+            new, bad = _read_jsonl(path)
+        else:
+            new, bad = _read_json_records(path)
+        records += new
+        problems += bad
+    return records, problems
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON; use null or a finite number")
+
+
+def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
+    shown = display_path(path)
+    try:
+        text = read_text(path, "input file")
+    except InputError as exc:
+        return [], list(exc.problems)
+    records, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(file=shown, line=number, expected="one JSON object per line",
+                                    found=f"{exc.msg} at column {exc.colno}", fix="fix the JSON on this line"))
+            continue
+        except ValueError as exc:
+            problems.append(Problem(file=shown, line=number, expected="finite numbers", found=str(exc)))
+            continue
+        if not isinstance(value, dict):
+            problems.append(Problem(file=shown, line=number, expected="a JSON object",
+                                    found=f"a JSON {type(value).__name__}"))
+            continue
+        records.append(RawRecord(value, SourceRef(shown, number), len(records)))
+    if not records and not problems:
+        problems.append(Problem(file=shown, expected="at least one record", found="an empty file"))
+    return records, problems
+
+
+def _read_json_records(path: Path) -> tuple[list[RawRecord], list[Problem]]:
+    document, problems = read_json_document(path)
+    if document is None:
+        return [], problems
+    value = document.value
+    items = value if isinstance(value, list) else [value]
+    records, problems = [], []
+    for index, item in enumerate(items):
+        line = document.line_of(index) if isinstance(value, list) else document.line_of()
+        if not isinstance(item, dict):
+            problems.append(Problem(file=document.source.file, line=line, record=f"record {index + 1}",
+                                    expected="a JSON object", found=f"a JSON {type(item).__name__}"))
+            continue
+        records.append(RawRecord(item, SourceRef(document.source.file, line), index))
+    if not items:
+        problems.append(Problem(file=document.source.file, expected="at least one record", found="an empty array"))
+    return records, problems
+
+
+# ---------------------------------------------------------------- writing
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same directory and rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(_finite(value), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    write_text_atomic(path, to_json(value))
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN: a non-finite float is written as null (scorers report such values as unmeasured)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def write_csv_atomic(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    buffer = _io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if v is None else _csv_value(v) for v in row])
+    write_text_atomic(path, buffer.getvalue())
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return "" if not math.isfinite(value) else repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append to a file another process owns (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(text)
+
+
+def sha256_files(paths: Sequence[Path]) -> str:
+    """One digest over several files (weights), streamed so large models don't fill memory."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.name.encode())
+        with path.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def read_json_quiet(path: Path) -> Any:
+    """A cache file: missing or corrupt reads as None (the cache is rebuilt, never trusted)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

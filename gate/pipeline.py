@@ -1,0 +1,76 @@
+"""The steps of a gate run between config and report (DESIGN.md §1), each a plain function."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gate.config import GateConfig, SuiteBase
+from gate.errors import ConfigError, InputError, Problem
+from gate.judge import GateVerdict, judge_gate, judge_suite
+from gate.results import SuiteResult
+from gate.runtime.api import ModelRuntime
+from gate.scorers import get_scorer
+from gate.scorers.base import ScoringContext
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    name: str
+    config: Any  # the suite's config model
+    data: Any  # the kind's typed records
+
+
+def select_suites(config: GateConfig, names: Sequence[str]) -> list[tuple[str, SuiteBase]]:
+    """The suites to run: all, or those `--suite` names or matches (`'fair*'`).
+
+    An unknown plain name is a typo and an error; a pattern that matches nothing selects no suite
+    and the gate is skipped (a neutral check run), as path filters in workflows do.
+    """
+    if not names:
+        return list(config.suites.items())
+    unknown = [n for n in names if not _is_pattern(n) and n not in config.suites]
+    if unknown:
+        raise ConfigError("unknown suite selected", [
+            Problem(field="--suite", expected=f"a suite of this gate: {', '.join(config.suites)}",
+                    found=repr(name), fix="check the name against `suites:` in gate.yml") for name in unknown])
+    return [(n, s) for n, s in config.suites.items() if any(fnmatch.fnmatchcase(n, p) for p in names)]
+
+
+def _is_pattern(name: str) -> bool:
+    return any(c in name for c in "*?[")
+
+
+def load_suites(selected: Sequence[tuple[str, SuiteBase]], base_dir: Path) -> list[LoadedSuite]:
+    """Typed records for every selected suite; the problems of all suites are reported together."""
+    loaded, problems = [], []
+    for name, suite in selected:
+        try:
+            loaded.append(LoadedSuite(name, suite, get_scorer(suite.kind).load(name, suite, base_dir)))
+        except InputError as exc:
+            problems += [_prefixed(p, name) for p in exc.problems]
+    if problems:
+        raise InputError("input files are invalid", problems)
+    return loaded
+
+
+def _prefixed(problem: Problem, suite: str) -> Problem:
+    if problem.record or problem.file:
+        return problem
+    return Problem(**{**problem.__dict__, "record": f"suite {suite}"})
+
+
+def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime, base_dir: Path) -> list[SuiteResult]:
+    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir)
+    return [get_scorer(s.config.kind).score(s.name, s.config, s.data, context) for s in loaded]
+
+
+def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: str | None = None) -> GateVerdict:
+    verdicts = []
+    for result in results:
+        suite = config.suites[result.name]
+        verdicts.append(judge_suite(result, get_scorer(suite.kind).checks_for(suite), suite.unmeasured))
+    return judge_gate(config.name, verdicts, skipped_reason)

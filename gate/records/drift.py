@@ -1,0 +1,212 @@
+"""Drift suite inputs: baseline exercise files (the seed's format) and candidate feedback records."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+from gate import io
+from gate.config import DriftSuiteConfig
+from gate.errors import InputError, Problem, describe
+from gate.io import JsonDocument, SourceRef
+from gate.records import FiniteFloat, Id, InputModel, Text, validate, validate_raw
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class FeedbackItem(InputModel):
+    title: Text
+    description: Text
+    credits: FiniteFloat
+
+
+class BaselineFeedback(InputModel):
+    timestamp: str | None = None
+    model_version: str | None = None
+    feedback: list[FeedbackItem]
+
+
+class Submission(InputModel):
+    id: Id
+    text: Text = ""
+    baseline_feedback: BaselineFeedback | None = None
+
+
+class DriftCandidate(InputModel):
+    exercise_id: Id
+    submission_id: Id
+    model: NonEmpty
+    feedback: list[FeedbackItem]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    title: str
+    submissions: tuple[Submission, ...]
+    source: SourceRef
+    path: Path  # the file, for `baseline bless`
+    index_in_file: int | None  # position when a file holds an array of exercises
+
+
+@dataclass(frozen=True)
+class DriftData:
+    exercises: tuple[Exercise, ...]
+    candidates: tuple[DriftCandidate, ...]
+    models: tuple[str, ...]  # in order of first appearance
+
+
+def feedback_text(items: Sequence[FeedbackItem]) -> str:
+    """The text BERTScore compares (DESIGN.md §4): each item's title then description, joined by newlines."""
+    return "\n".join(part for item in items for part in (item.title, item.description))
+
+
+def total_credits(items: Sequence[FeedbackItem]) -> float:
+    return float(sum(item.credits for item in items))
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path) -> DriftData:
+    """Read and cross-check baselines and candidates; raise one `InputError` listing every problem."""
+    field = f"suites.{suite_name}"
+    problems: list[Problem] = []
+    baseline_paths, bad = io.expand_globs(config.baseline, base_dir, f"{field}.baseline")
+    problems += bad
+    candidate_paths, bad = io.expand_globs(config.candidates, base_dir, f"{field}.candidates")
+    problems += bad
+    exercises = _load_exercises(baseline_paths, problems)
+    raw, bad = io.read_records(candidate_paths)
+    problems += bad
+    candidates = [c for r in raw if (c := validate_raw(DriftCandidate, r, problems)) is not None]
+    problems += _cross_check(exercises, candidates)
+    models = tuple(dict.fromkeys(c.model for c in candidates))
+    if config.models is not None:
+        for wanted in config.models:
+            if wanted not in models:
+                problems.append(Problem(field=f"{field}.models", expected="models that have candidate records",
+                                        found=f"{wanted!r} has none", fix=_did_you_mean(wanted, models)))
+        candidates = [c for c in candidates if c.model in config.models]
+        models = tuple(m for m in models if m in config.models)
+    if problems:
+        raise InputError(f"suite '{suite_name}' (drift): input files are invalid", problems)
+    return DriftData(tuple(exercises), tuple(candidates), models)
+
+
+def _load_exercises(paths: Sequence[Path], problems: list[Problem]) -> list[Exercise]:
+    exercises: list[Exercise] = []
+    seen: dict[str, SourceRef] = {}
+    for path in paths:
+        document, bad = io.read_json_document(path)
+        problems += bad
+        if document is None:
+            continue
+        value = document.value
+        items = value if isinstance(value, list) else [value]
+        for index, item in enumerate(items):
+            position = (index,) if isinstance(value, list) else ()
+            exercise = _exercise(document, item, position, path, problems)
+            if exercise is None:
+                continue
+            if exercise.id in seen:
+                problems.append(Problem(file=exercise.source.file, line=exercise.source.line,
+                                        record=f"exercise {exercise.id}", field="id", expected="unique exercise ids",
+                                        found=f"a second exercise {exercise.id} (first at {seen[exercise.id]})",
+                                        fix="remove the duplicate file or give it its own id"))
+                continue
+            seen[exercise.id] = exercise.source
+            exercises.append(exercise)
+    return exercises
+
+
+def _exercise(document: JsonDocument, item: object, position: tuple, path: Path,
+              problems: list[Problem]) -> Exercise | None:
+    source = SourceRef(document.source.file, document.line_of(*position))
+    label = f"exercise {position[0] + 1}" if position else "exercise"
+    if not isinstance(item, dict):
+        problems.append(Problem(file=source.file, line=source.line, record=label,
+                                expected="an exercise object with `id` and `submissions`", found=describe(item)))
+        return None
+    exercise_id = validate(_ExerciseHead, item, source, label, problems)
+    submissions_value = item.get("submissions")
+    if isinstance(submissions_value, dict):  # the seed's sample shows a single submission object
+        submissions_value = [submissions_value]
+    if not isinstance(submissions_value, list):
+        problems.append(Problem(file=source.file, line=source.line, record=label, field="submissions",
+                                expected="a list of submissions", found=describe(submissions_value)))
+        return None
+    label = f"exercise {exercise_id.id}" if exercise_id else label
+    submissions, seen = [], set()
+    for index, raw in enumerate(submissions_value):
+        sub_source = SourceRef(source.file, document.line_of(*position, "submissions", index))
+        submission = validate(Submission, raw, sub_source, f"{label}, submission {index + 1}", problems,
+                              prefix=f"submissions[{index}].")
+        if submission is None:
+            continue
+        if submission.id in seen:
+            problems.append(Problem(file=sub_source.file, line=sub_source.line, record=label,
+                                    field=f"submissions[{index}].id", expected="unique submission ids",
+                                    found=f"submission {submission.id} twice", fix="remove one of them"))
+            continue
+        seen.add(submission.id)
+        submissions.append(submission)
+    if exercise_id is None:
+        return None  # (problems in single submissions are reported; the rest still cross-checks)
+    return Exercise(exercise_id.id, exercise_id.title, tuple(submissions), source, path,
+                    position[0] if position else None)
+
+
+class _ExerciseHead(InputModel):
+    id: Id
+    title: Text = ""
+
+
+def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandidate]) -> list[Problem]:
+    problems: list[Problem] = []
+    by_id = {e.id: {s.id: s for s in e.submissions} for e in exercises}
+    seen: dict[tuple[str, str, str], SourceRef | None] = {}
+    for candidate in candidates:
+        where = candidate.source_ref
+        file, line = (where.file, where.line) if where else (None, None)
+        key = (candidate.exercise_id, candidate.submission_id, candidate.model)
+        if key in seen:
+            problems.append(Problem(file=file, line=line, record=f"model {candidate.model}",
+                                    field="submission_id", expected="one candidate per (exercise, submission, model)",
+                                    found=f"a second candidate for exercise {key[0]} submission {key[1]} "
+                                          f"(first at {seen[key]})", fix="remove the duplicate line"))
+            continue
+        seen[key] = where
+        submissions = by_id.get(candidate.exercise_id)
+        if submissions is None:
+            problems.append(Problem(file=file, line=line, field="exercise_id",
+                                    expected="an exercise present in the baseline files",
+                                    found=repr(candidate.exercise_id), fix=_did_you_mean(candidate.exercise_id, by_id)))
+            continue
+        submission = submissions.get(candidate.submission_id)
+        if submission is None:
+            problems.append(Problem(file=file, line=line, field="submission_id",
+                                    expected=f"a submission of exercise {candidate.exercise_id}",
+                                    found=repr(candidate.submission_id),
+                                    fix=_did_you_mean(candidate.submission_id, submissions)))
+        elif submission.baseline_feedback is None:
+            problems.append(Problem(file=file, line=line, field="submission_id",
+                                    expected="a submission that has `baseline_feedback`",
+                                    found=f"exercise {candidate.exercise_id} submission {candidate.submission_id} "
+                                          "has none",
+                                    fix="write a baseline with `llm-gate baseline bless`"))
+    return problems
+
+
+def _did_you_mean(value: str, known: Sequence[str] | dict) -> str:
+    choices = [str(k) for k in known]
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    shown = ", ".join(choices[:10]) + (" …" if len(choices) > 10 else "")
+    return f"known: {shown}" if choices else "no records found"

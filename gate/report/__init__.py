@@ -1,0 +1,61 @@
+"""Write a judged run to disk: report.md, report.json, <suite>/items.csv and the seeds' own exports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate import io
+from gate.config import ReportConfig, ReportFormat
+from gate.judge import GateVerdict, SuiteVerdict
+from gate.report import context, drift_export, markdown
+from gate.report.json_report import report_json
+from gate.results import SuiteResult
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    output_dir: Path
+    markdown: str
+    files: tuple[Path, ...]
+
+    @property
+    def markdown_path(self) -> Path:
+        return self.output_dir / "report.md"
+
+
+def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig) -> str:
+    return markdown.render(context.build(verdict, run, config.worst_items), override_dir=config.templates_dir)
+
+
+def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, output_dir: Path) -> WrittenReport:
+    text = render_markdown(verdict, run, config)
+    files: list[Path] = []
+    if ReportFormat.MARKDOWN in config.formats:
+        io.write_text_atomic(output_dir / "report.md", text)
+        files.append(output_dir / "report.md")
+    if ReportFormat.JSON in config.formats:
+        io.write_json_atomic(output_dir / "report.json", report_json(verdict, run.generated_at, run.commit))
+        files.append(output_dir / "report.json")
+    for suite in verdict.suites:
+        files += _suite_files(suite, output_dir / suite.result.name)
+    return WrittenReport(output_dir, text, tuple(files))
+
+
+def _suite_files(suite: SuiteVerdict, directory: Path) -> list[Path]:
+    items_path = directory / "items.csv"
+    io.write_csv_atomic(items_path, suite.result.item_columns, item_rows(suite.result))
+    files = [items_path]
+    if suite.result.kind == "drift":
+        path = directory / "quality_drift_report.json"
+        io.write_json_atomic(path, drift_export.quality_drift_report(suite))
+        files.append(path)
+    return files
+
+
+def item_rows(result: SuiteResult) -> list[list[object]]:
+    rows = []
+    for item in result.items:
+        values = {**dict(item.key), **item.values}
+        rows.append([values.get(column) for column in result.item_columns])
+    return rows

@@ -1,0 +1,85 @@
+"""Verdicts -> the plain view model the templates render. All escaping of input text happens here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gate import __version__
+from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
+from gate.report import views
+from gate.report.escape import inert
+from gate.report.formatting import WORDS, icon, number, threshold
+from gate.results import key_label
+from gate.scorers import get_scorer
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Facts about the run that are not results: where, when, which commit."""
+
+    generated_at: str
+    output_dir: str
+    commit: str | None = None
+    repository: str | None = None
+    run_url: str | None = None
+    selected_suites: tuple[str, ...] = ()
+    fail_on: str = "fail"
+
+
+def build(verdict: GateVerdict, run: RunInfo, worst_items: int) -> dict[str, Any]:
+    suites = [_suite(s, worst_items) for s in verdict.suites]
+    counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
+    checks = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
+    return {
+        "name": inert(verdict.name, limit=100),
+        "verdict": verdict.verdict.value,
+        "icon": icon(verdict.verdict),
+        "word": WORDS[verdict.verdict],
+        "skipped_reason": verdict.skipped_reason,
+        "suite_counts": counts,
+        "check_counts": checks,
+        "suites": suites,
+        "version": __version__,
+        "run": run,
+        "commit_short": run.commit[:7] if run.commit else None,
+    }
+
+
+def _suite(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
+    result = suite.result
+    scorer = get_scorer(result.kind)
+    problems = [c for c in suite.checks if c.verdict is not CheckVerdict.PASS]
+    problems.sort(key=lambda c: ({"fail": 0, "unmeasured": 1, "warn": 2}[c.verdict.value], c.metric))
+    return {
+        "name": inert(result.name, limit=100),
+        "kind": result.kind,
+        "verdict": suite.verdict.value,
+        "icon": icon(suite.verdict),
+        "word": WORDS[suite.verdict],
+        "counts": {v.value: suite.count(v) for v in CheckVerdict},
+        "total_checks": len(suite.checks),
+        "problems": [_check_line(c, scorer.metrics) for c in problems],
+        "suite_metrics": [
+            {"metric": name, "value": number(value, scorer.metrics[name].fmt)}
+            for name, value in result.metrics.items() if name in scorer.metrics
+        ],
+        "notes": [inert(n, limit=500) for n in result.notes],
+        "fingerprint": {k: inert(v, limit=200) for k, v in result.fingerprint.items() if k != "libraries"},
+        "view": views.build(suite, worst_items),
+    }
+
+
+def _check_line(check: CheckResult, metrics: Mapping) -> dict[str, str]:
+    spec = metrics.get(check.metric)
+    value = number(check.value, spec.fmt if spec else ".3f")
+    return {
+        "icon": icon(check.verdict),
+        "verdict": check.verdict.value,
+        "metric": check.metric,
+        "where": inert(key_label(check.key) if check.scope != "suite" else "whole suite", limit=200),
+        "value": value,
+        "threshold": threshold(check.op.value, check.fail, check.warn),
+        "reason": inert(check.reason, limit=300) if check.reason else "",
+    }

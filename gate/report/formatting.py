@@ -1,0 +1,30 @@
+"""How numbers and verdicts look in the report."""
+
+from __future__ import annotations
+
+from gate.judge import CheckVerdict, Verdict
+
+ICONS = {
+    Verdict.PASS: "✅", Verdict.WARN: "⚠️", Verdict.FAIL: "❌", Verdict.SKIPPED: "⏭️",
+    CheckVerdict.PASS: "✅", CheckVerdict.WARN: "⚠️", CheckVerdict.FAIL: "❌", CheckVerdict.UNMEASURED: "❔",
+}
+WORDS = {Verdict.PASS: "passed", Verdict.WARN: "passed with warnings", Verdict.FAIL: "failed",
+         Verdict.SKIPPED: "skipped"}
+
+
+def icon(verdict: Verdict | CheckVerdict | None) -> str:
+    return ICONS.get(verdict, "·") if verdict is not None else "·"
+
+
+def number(value: float | None, fmt: str = ".3f") -> str:
+    if value is None:
+        return "n/a"
+    if fmt.endswith("%"):
+        return format(value, fmt)
+    return format(value, fmt)
+
+
+def threshold(op: str, fail: float, warn: float | None) -> str:
+    sign = "≥" if op == "min" else "≤"
+    text = f"{sign} {fail:g}"
+    return text + (f" (warn {'<' if op == 'min' else '>'} {warn:g})" if warn is not None else "")

@@ -1,0 +1,38 @@
+"""Render the Markdown report from Jinja2 templates (StrictUndefined: a missing value is a bug, not a blank)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+import gate
+
+
+def bundled_templates() -> Path:
+    """`templates/` in a source checkout; `gate/templates/` inside an installed wheel."""
+    package = Path(gate.__file__).parent
+    for candidate in (package / "templates", package.parent / "templates"):
+        if (candidate / "report.md.j2").is_file():
+            return candidate
+    raise FileNotFoundError("llm-quality-gate's templates are missing from this installation")
+
+
+@lru_cache(maxsize=4)
+def environment(override_dir: str | None = None) -> jinja2.Environment:
+    loaders = [jinja2.FileSystemLoader(override_dir)] if override_dir else []
+    loaders.append(jinja2.FileSystemLoader(str(bundled_templates())))
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # Markdown, not HTML: every input string is escaped in report/context.py
+    )
+
+
+def render(context: dict[str, Any], template: str = "report.md.j2", override_dir: str | None = None) -> str:
+    return environment(override_dir).get_template(template).render(**context)

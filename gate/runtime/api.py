@@ -1,0 +1,79 @@
+"""Pure types at the boundary between scorers and the model runtime (no torch here).
+
+Scorers ask a `ModelRuntime` for model work and get plain Python/numpy values back, so they stay
+pure and testable; `gate.runtime.session.TorchRuntime` is the implementation that runs models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a result was computed with. Two results are comparable only if fingerprints match."""
+
+    model: str  # the name as configured, e.g. "roberta-large"
+    weights: str  # sha256 of the weight file(s), or a hub revision when hashing is impossible
+    params: tuple[tuple[str, object], ...] = ()  # e.g. (("layer", 17), ("idf", False))
+    libraries: tuple[tuple[str, str], ...] = ()  # e.g. (("transformers", "5.23.0"),)
+    source: str = ""  # where it was loaded from; informational, not part of comparability
+
+    def comparable_to(self, other: Fingerprint) -> bool:
+        return (self.model, self.weights, self.params, self.libraries) == (
+            other.model,
+            other.weights,
+            other.params,
+            other.libraries,
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "model": self.model,
+            "weights": self.weights,
+            **{k: v for k, v in self.params},
+            "libraries": dict(self.libraries),
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class BertScoreSpec:
+    """How BERTScore is computed. Mirrors `models.bertscore` in gate.yml."""
+
+    model: str
+    layer: int | None = None  # None: bert-score's default layer for a model it knows
+    idf: bool = False
+    rescale_with_baseline: bool = False
+    baseline_path: str | None = None
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
+class BertScores:
+    """Per-pair BERTScore, in the order the pairs were given."""
+
+    precision: tuple[float, ...]
+    recall: tuple[float, ...]
+    f1: tuple[float, ...]
+    # True where the candidate or the reference exceeded the model's token limit and was encoded
+    # in overlapping windows (never silently truncated).
+    windowed: tuple[bool, ...]
+    max_tokens: int
+    layer: int
+    fingerprint: Fingerprint
+    notes: tuple[str, ...] = field(default=())
+
+
+class ModelRuntime(Protocol):
+    """What scorers may ask of the model runtime."""
+
+    def bertscore(
+        self,
+        spec: BertScoreSpec,
+        candidates: Sequence[str],
+        references: Sequence[str],
+        idf_corpus: Sequence[str] = (),
+    ) -> BertScores: ...

@@ -1,0 +1,377 @@
+"""BERTScore by our own engine, validated against the `bert-score` package (0.3.13).
+
+Unlike `bert_score.score`, each unique text is encoded once per engine and its token states are reused
+across calls, batches are sorted by token length, the model runs on CPU or CUDA in fp32/fp16/bf16,
+and texts over the model's limit are windowed instead of silently truncated.
+
+Same as bert-score (equal within 1e-4 for texts within the limit): tokenization as `sent_encode`
+(strip; empty -> special tokens only; RoBERTa/GPT-2 get `add_prefix_space=True`, set when the
+tokenizer is created because transformers 5 ignores it as an `encode` argument; `use_fast=False`),
+minus truncation; the model as `get_model` (AutoModel, eval, the encoder of an encoder-decoder, the
+first `layer` layers); weights 1 with CLS/SEP 0, or `get_idf_dict` idf log((N+1)/(df+1)) over the idf
+corpus (unseen tokens log(N+1)); greedy cosine matching `greedy_cos_idf` (CLS/SEP take part in the
+max, P/R are weight-normalised means of the best matches, F = 2PR/(P+R)); an empty candidate or
+reference gives P = R = F = 0; a NaN F becomes 0; rescaling is (x - b) / (1 - b). One deviation:
+bert-score multiplies padded similarities by 0, so in a padded batch a token whose best cosine is
+negative gets 0 (batch-dependent); we mask padding out of the max.
+
+Long texts: a text over `max_tokens` (special tokens included) has its content tokens encoded in
+overlapping windows of W = max_tokens - (number of special tokens) tokens, each wrapped in the special
+tokens, one starting every W // 2 tokens, the last aligned to the end of the text. Each content token
+takes its state from the window in which it is farthest from a window edge (ties: the earlier
+window), so it sees at least W // 4 tokens of context on each side unless it is near an end of the
+text; the leading special token(s) come from the first window, the trailing one(s) from the last.
+Pairs with such a text are flagged in `RawBertScores.windowed`.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import math
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
+
+from gate.errors import ConfigError, ModelUnavailable, Problem
+from gate.runtime.progress import model_progress
+
+
+def _config_error(title: str, **problem) -> ConfigError:
+    return ConfigError(title, [Problem(**problem)])
+
+
+_DTYPES = {
+    **dict.fromkeys(("float32", "fp32"), torch.float32),
+    **dict.fromkeys(("float16", "fp16", "half"), torch.float16),
+    **dict.fromkeys(("bfloat16", "bf16"), torch.bfloat16),
+}
+# Model types whose position ids start at padding_idx + 1 (RoBERTa-style learned positions).
+_POSITION_OFFSET_TYPES = frozenset(
+    "roberta xlm-roberta xlm-roberta-xl camembert longformer roberta-prelayernorm data2vec-text mpnet "
+    "ibert xmod luke".split()
+)
+_NO_LIMIT = 10**9
+_PREFIX_SPACE = (GPT2Tokenizer, RobertaTokenizer)  # bert-score encodes these with add_prefix_space=True
+
+
+@dataclass(frozen=True, eq=False)
+class RawBertScores:
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    windowed: np.ndarray  # bool per pair: the candidate or the reference was encoded in windows
+
+
+def greedy_cos_idf(cand, cand_mask, cand_weight, ref, ref_mask, ref_weight, empty):
+    """Greedy cosine matching of padded batches (pure; float32 math whatever the input dtype).
+
+    Tensors: cand (B, Lc, D) token states, cand_mask (B, Lc) bool, cand_weight (B, Lc) idf weights
+    (0 on padding); likewise ref; empty (B,) bool: the pair has an empty side. Returns (P, R, F),
+    each (B,).
+    """
+    cand, ref = cand.float(), ref.float()
+    cand, ref = cand / cand.norm(dim=-1, keepdim=True), ref / ref.norm(dim=-1, keepdim=True)
+    sim = torch.bmm(cand, ref.transpose(1, 2))
+    valid = cand_mask.unsqueeze(2) & ref_mask.unsqueeze(1)
+    sim = sim.masked_fill(~valid, float("-inf"))  # bert-score: 0 (see the module docstring)
+    word_precision = sim.max(dim=2).values.masked_fill(~cand_mask, 0.0)
+    word_recall = sim.max(dim=1).values.masked_fill(~ref_mask, 0.0)
+    cand_weight = cand_weight.float() / cand_weight.float().sum(dim=1, keepdim=True)
+    ref_weight = ref_weight.float() / ref_weight.float().sum(dim=1, keepdim=True)
+    precision = (word_precision * cand_weight).sum(dim=1)
+    recall = (word_recall * ref_weight).sum(dim=1)
+    f1 = 2 * precision * recall / (precision + recall)
+    f1 = f1.masked_fill(empty | torch.isnan(f1), 0.0)
+    return precision.masked_fill(empty, 0.0), recall.masked_fill(empty, 0.0), f1
+
+
+def idf_weights(corpus_token_ids: Sequence[Sequence[int]]) -> tuple[dict[int, float], float]:
+    """bert-score's `get_idf_dict`: (idf per token id, idf of a token never seen in the corpus)."""
+    counts: Counter[int] = Counter()
+    for ids in corpus_token_ids:
+        counts.update(set(ids))
+    n = len(corpus_token_ids)
+    return {tok: math.log((n + 1) / (c + 1)) for tok, c in counts.items()}, math.log(n + 1)
+
+
+def _find_layers(model) -> tuple[int, object]:
+    """(total layers, function keeping the first k), following bert-score's `get_model` branches."""
+    enc = getattr(model, "encoder", None)
+    if hasattr(model, "n_layers"):  # xlm
+        return model.n_layers, lambda k: setattr(model, "n_layers", k)
+    if hasattr(enc, "albert_layer_groups"):
+        return enc.config.num_hidden_layers, lambda k: setattr(enc.config, "num_hidden_layers", k)
+    # xlnet; t5; bert, roberta, deberta; distilbert; bart encoder; t5 encoder stack
+    owners = [
+        (model, "layer"),
+        (enc, "block"),
+        (enc, "layer"),
+        (getattr(model, "transformer", None), "layer"),
+    ]
+    for owner, attr in [*owners, (model, "layers"), (model, "block")]:
+        if owner is not None and hasattr(owner, attr):
+            layers = list(getattr(owner, attr))
+            return len(layers), lambda k, o=owner, a=attr, ls=layers: setattr(
+                o, a, torch.nn.ModuleList(ls[:k])
+            )
+    raise ModelUnavailable(f"BERTScore does not support the architecture {type(model).__name__}")
+
+
+def _max_tokens(tokenizer, config) -> int:
+    """min(tokenizer.model_max_length, max_position_embeddings - RoBERTa-style offset)."""
+    limits = [getattr(tokenizer, "model_max_length", None)]
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int):
+        offset = (config.pad_token_id or 0) + 1 if config.model_type in _POSITION_OFFSET_TYPES else 0
+        limits.append(positions - offset)
+    return min([x for x in limits if isinstance(x, int) and 0 < x < _NO_LIMIT], default=_NO_LIMIT)
+
+
+class BertScoreEngine:
+    """Token states memoized per unique text for the engine's lifetime; see the module docstring."""
+
+    def __init__(self, tokenizer, model, *, layer: int, num_layers: int, device: str, batch_size: int):
+        self.tokenizer, self.model, self.layer, self.num_layers = tokenizer, model, layer, num_layers
+        self.max_tokens = _max_tokens(tokenizer, model.config)
+        self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
+        self._kwargs = {"verbose": False}
+        if isinstance(tokenizer, _PREFIX_SPACE):
+            self._kwargs["add_prefix_space"] = True
+        self._prefix, self._suffix = self._special_template()
+        self.window = self.max_tokens - len(self._prefix) - len(self._suffix)
+        if self.window < 1:
+            raise ModelUnavailable(f"the model's limit of {self.max_tokens} tokens leaves no room for text")
+        self._ids: dict[str, tuple[int, ...]] = {}
+        self._states: dict[tuple[int, ...], torch.Tensor] = {}  # all ids -> (L, D) float32 on CPU
+        self._zero_weight = {t for t in (tokenizer.cls_token_id, tokenizer.sep_token_id) if t is not None}
+
+    @classmethod
+    def load(
+        cls, model_dir: str, *, layer: int, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
+    ) -> BertScoreEngine:
+        torch_dtype = _DTYPES.get(str(dtype).lower())
+        if torch_dtype is None:
+            raise _config_error(
+                "BERTScore model",
+                field="runtime.precision",
+                expected="one of float32, float16, bfloat16",
+                found=repr(dtype),
+                fix="set runtime.precision to float32, float16 or bfloat16",
+            )
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(model_dir), use_fast=False)
+            if isinstance(tokenizer, _PREFIX_SPACE) and not getattr(tokenizer, "add_prefix_space", False):
+                # bert-score passes add_prefix_space=True to encode(); transformers 5 ignores it there
+                tokenizer = AutoTokenizer.from_pretrained(
+                    str(model_dir), use_fast=False, add_prefix_space=True
+                )
+            model = AutoModel.from_pretrained(str(model_dir)).eval()
+        except OSError as exc:
+            raise ModelUnavailable(
+                f"cannot load the BERTScore model from {model_dir}: {exc}",
+                fix="run `llm-gate models pull` or point models.bertscore.model at a local model directory",
+            ) from exc
+        if hasattr(model, "decoder") and hasattr(model, "encoder"):
+            model = model.encoder
+        total, keep_first = _find_layers(model)
+        if not isinstance(layer, int) or isinstance(layer, bool) or not 0 <= layer <= total:
+            raise _config_error(
+                "BERTScore model",
+                field="models.bertscore.layer",
+                expected=f"an integer from 0 to {total} for {model_dir}",
+                found=repr(layer),
+                fix=f"set models.bertscore.layer to a layer between 0 and {total}",
+            )
+        keep_first(layer)
+        model.to(device=device, dtype=torch_dtype)
+        return cls(tokenizer, model, layer=layer, num_layers=total, device=device, batch_size=batch_size)
+
+    def _content_ids(self, text: str) -> tuple[int, ...]:
+        text = text.strip()
+        return tuple(self.tokenizer.encode(text, add_special_tokens=False, **self._kwargs)) if text else ()
+
+    def _special_template(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        content = self._content_ids("hello world")
+        full = tuple(self.tokenizer.encode("hello world", add_special_tokens=True, **self._kwargs))
+        for start in range(len(full) - len(content) + 1):
+            if full[start : start + len(content)] == content:
+                return full[:start], full[start + len(content) :]
+        raise ModelUnavailable("cannot find where the BERTScore tokenizer puts its special tokens")
+
+    def token_ids(self, text: str) -> tuple[int, ...]:
+        """All token ids of `text`, special tokens included, never truncated."""
+        if text not in self._ids:
+            self._ids[text] = self._prefix + self._content_ids(text) + self._suffix
+        return self._ids[text]
+
+    def encode_count(self) -> int:
+        """How many unique texts (unique token sequences) have been forwarded so far."""
+        return len(self._states)
+
+    def token_states(self, text: str) -> np.ndarray:
+        """The (tokens, hidden) float32 states of `text` at `layer`, encoding it if needed."""
+        self._encode([text])
+        return self._states[self.token_ids(text)].numpy().copy()
+
+    def _windows(self, ids: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+        """(start, ids) of each window of a long text, in order."""
+        content = ids[len(self._prefix) : len(ids) - len(self._suffix)]
+        last = len(content) - self.window
+        starts = sorted(set(range(0, last, max(1, self.window // 2))) | {last})
+        return [(st, self._prefix + content[st : st + self.window] + self._suffix) for st in starts]
+
+    def _encode(self, texts: Sequence[str]) -> None:
+        todo = list(dict.fromkeys(ids for ids in map(self.token_ids, texts) if ids not in self._states))
+        sequences: dict[tuple[int, ...], torch.Tensor | None] = {}
+        for ids in todo:
+            windows = [w for _, w in self._windows(ids)] if len(ids) > self.max_tokens else [ids]
+            sequences.update(dict.fromkeys(windows))
+        order = sorted(sequences, key=len, reverse=True)  # length-sorted batches: little padding
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        pad = self.tokenizer.pad_token_id or 0
+        with model_progress("BERTScore: encoding", total=len(batches)) as bar, torch.inference_mode():
+            for batch in batches:
+                input_ids = torch.full((len(batch), len(batch[0])), pad, dtype=torch.long)
+                mask = torch.zeros_like(input_ids)
+                for row, seq in enumerate(batch):
+                    input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq), 1
+                out = self.model(input_ids.to(self.device), attention_mask=mask.to(self.device))[0]
+                out = out.float().cpu()
+                for row, seq in enumerate(batch):
+                    sequences[seq] = out[row, : len(seq)].clone()
+                bar.advance()
+        for ids in todo:
+            self._states[ids] = (
+                sequences[ids] if len(ids) <= self.max_tokens else self._stitch(ids, sequences)
+            )
+
+    def _stitch(self, ids: tuple[int, ...], sequences: dict) -> torch.Tensor:
+        p, w = len(self._prefix), self.window
+        windows = self._windows(ids)
+        position = np.arange(len(ids) - p - len(self._suffix))
+        best, chosen = np.full(len(position), -1), np.zeros(len(position), dtype=int)
+        for k, (st, _) in enumerate(windows):
+            inside = (position >= st) & (position < st + w)
+            distance = np.where(inside, np.minimum(position - st, st + w - 1 - position), -1)
+            better = distance > best  # strict: ties keep the earlier window
+            best, chosen = np.where(better, distance, best), np.where(better, k, chosen)
+        states = [sequences[seq] for _, seq in windows]
+        rows = [states[k][p + i - windows[k][0]] for i, k in enumerate(chosen)]
+        return torch.cat([states[0][:p], torch.stack(rows), states[-1][p + w :]])
+
+    def score(
+        self, candidates: Sequence[str], references: Sequence[str], *, idf_corpus: Sequence[str] | None = None
+    ) -> RawBertScores:
+        """Per-pair P, R, F; `idf_corpus=None` means no idf, a sequence means idf computed from it."""
+        if len(candidates) != len(references):
+            raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
+        if idf_corpus is not None and len(idf_corpus) == 0:
+            raise ValueError("idf_corpus is empty; pass None to score without idf")
+        idf, unseen = (
+            idf_weights([self.token_ids(t) for t in idf_corpus]) if idf_corpus is not None else ({}, 1.0)
+        )
+        idf.update(dict.fromkeys(self._zero_weight, 0.0))
+        self._encode([*candidates, *references])
+        cands, refs = [self.token_ids(t) for t in candidates], [self.token_ids(t) for t in references]
+        special, n = len(self._prefix) + len(self._suffix), len(cands)
+        result = np.zeros((3, n), dtype=np.float64)
+        order = sorted(range(n), key=lambda i: max(len(cands[i]), len(refs[i])), reverse=True)
+        with torch.inference_mode():
+            for b in range(0, n, self.batch_size):
+                idx = order[b : b + self.batch_size]
+                empty = torch.tensor([special in (len(cands[i]), len(refs[i])) for i in idx])
+                args = (
+                    *self._pad([cands[i] for i in idx], idf, unseen),
+                    *self._pad([refs[i] for i in idx], idf, unseen),
+                )
+                scores = greedy_cos_idf(*(t.to(self.device) for t in (*args, empty)))
+                result[:, idx] = torch.stack(scores).cpu().double().numpy()
+        windowed = np.array(
+            [max(len(c), len(r)) > self.max_tokens for c, r in zip(cands, refs, strict=True)], dtype=bool
+        )
+        return RawBertScores(result[0], result[1], result[2], windowed)
+
+    def _pad(self, seqs: list[tuple[int, ...]], idf: dict[int, float], unseen: float):
+        """Padded (states, mask, weights) of memoized texts; padding has weight 0 and is masked."""
+        width, dim = max(map(len, seqs)), self._states[seqs[0]].shape[-1]
+        emb = torch.ones((len(seqs), width, dim))
+        mask = torch.zeros((len(seqs), width), dtype=torch.bool)
+        weight = torch.zeros((len(seqs), width))
+        for row, seq in enumerate(seqs):
+            emb[row, : len(seq)], mask[row, : len(seq)] = self._states[seq], True
+            weight[row, : len(seq)] = torch.tensor([idf.get(t, unseen) for t in seq])
+        return emb, mask, weight
+
+
+# -- rescaling ----------------------------------------------------------------------------------
+def load_rescale_baseline(
+    model_name: str, layer: int, lang: str = "en", baseline_path: str | None = None
+) -> tuple[float, float, float]:
+    """(P, R, F) baseline of `layer` from `baseline_path`, else from bert-score's packaged
+    `rescale_baseline/{lang}/{model_name}.tsv`; a header, then rows LAYER,P,R,F (comma or tab)."""
+    path = baseline_path or _packaged_baseline(model_name, lang)
+    row = _baseline_row(path, layer) if path and os.path.isfile(path) else None
+    if row is not None:
+        return row
+    if not baseline_path:
+        detail = f"{path} has no row for layer {layer}" if path else "bert-score ships no file for it"
+        raise _missing_baseline(model_name, layer, lang, detail)
+    raise _config_error(
+        "BERTScore rescaling",
+        field="models.bertscore.baseline_path",
+        expected=f"a readable LAYER,P,R,F file with a row for layer {layer}",
+        found=f"no row for layer {layer} in {path}" if os.path.isfile(path) else f"no file at {path}",
+        fix="point baseline_path at a file that covers the layer, or choose a layer the file covers",
+    )
+
+
+def _baseline_row(path: str, layer: int) -> tuple[float, float, float] | None:
+    with open(path, encoding="utf-8") as handle:
+        lines = [line for line in handle.read().splitlines() if line.strip()]
+    delimiter = "\t" if lines and "\t" in lines[0] and "," not in lines[0] else ","
+    for row in csv.reader(lines[1:], delimiter=delimiter):
+        try:
+            values = [float(v) for v in row[:4]]
+        except ValueError:
+            continue
+        if len(values) == 4 and values[0] == layer:  # bert-score reads the baseline as float32
+            return tuple(float(np.float32(v)) for v in values[1:])  # type: ignore[return-value]
+    return None
+
+
+def _packaged_baseline(model_name: str, lang: str) -> str | None:
+    spec = importlib.util.find_spec("bert_score")  # finds the package without importing it
+    parts = [*model_name.split("/"), lang]
+    if not model_name or os.path.isabs(model_name) or ".." in parts or "/" in lang or spec is None:
+        return None
+    for root in spec.submodule_search_locations or []:
+        path = os.path.join(root, "rescale_baseline", lang, f"{model_name}.tsv")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _missing_baseline(model_name: str, layer: int, lang: str, detail: str) -> ConfigError:
+    return _config_error(
+        "BERTScore rescaling",
+        field="models.bertscore.rescale_with_baseline",
+        expected="a rescale baseline for the model",
+        found=f"no rescale baseline exists for model {model_name!r}, layer {layer}, lang {lang!r} ({detail})",
+        fix="set `baseline_path:` to a file with rows LAYER,P,R,F, or set `rescale_with_baseline: false`",
+    )
+
+
+def rescale(scores: RawBertScores, baseline: tuple[float, float, float]) -> RawBertScores:
+    """bert-score's rescaling, (x - b) / (1 - b) for P, R and F separately (in float32 like it)."""
+    b = np.asarray(baseline, dtype=np.float32)
+    p, r, f = (
+        ((np.asarray(x, dtype=np.float32) - b[i]) / (1 - b[i])).astype(np.float64)
+        for i, x in enumerate((scores.precision, scores.recall, scores.f1))
+    )
+    return RawBertScores(p, r, f, scores.windowed.copy())

@@ -1,0 +1,99 @@
+"""Sentence embeddings: each unique text encoded once per run, length-sorted batches.
+
+The pure similarity helper at the top needs only numpy, so scorers may import it; torch and
+sentence-transformers are imported lazily by `SentenceEmbedder.load`, never at module import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gate.runtime.progress import model_progress
+
+
+def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity of two same-shaped (n, dim) arrays -> (n,). Never clipped.
+
+    A zero vector has no direction; its similarity is NaN (the caller decides what that means).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"cosine_similarity needs same-shaped arrays, got {a.shape} and {b.shape}")
+    if a.ndim == 1:
+        a, b = a[None, :], b[None, :]
+    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.einsum("ij,ij->i", a, b) / norms
+
+
+_DTYPES = ("float32", "fp32", "float16", "fp16", "half", "bfloat16", "bf16")
+
+
+class SentenceEmbedder:
+    """Wraps `SentenceTransformer`; `encode` returns exactly what it returns, memoized per text."""
+
+    def __init__(self, model, *, batch_size: int = 64) -> None:
+        self.model = model
+        self.batch_size = max(1, int(batch_size))
+        dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self.dim = int(dim())
+        self._cache: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def load(
+        cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
+    ) -> SentenceEmbedder:
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        from gate.errors import ConfigError, ModelUnavailable, Problem
+
+        name = str(dtype).lower()
+        if name not in _DTYPES:
+            raise ConfigError(
+                "Embedding model",
+                [
+                    Problem(
+                        field="runtime.precision",
+                        expected="one of float32, float16, bfloat16",
+                        found=repr(dtype),
+                        fix="set runtime.precision to float32, float16 or bfloat16",
+                    )
+                ],
+            )
+        try:
+            model = SentenceTransformer(str(model_dir), device=device)
+        except OSError as exc:
+            raise ModelUnavailable(
+                f"cannot load the embedding model from {model_dir}: {exc}",
+                fix="run `llm-gate models pull` or point models.embedding at a local model directory",
+            ) from exc
+        model.eval()
+        if name in ("float16", "fp16", "half"):
+            model.to(dtype=torch.float16)
+        elif name in ("bfloat16", "bf16"):
+            model.to(dtype=torch.bfloat16)
+        return cls(model, batch_size=batch_size)
+
+    def encode_count(self) -> int:
+        return len(self._cache)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) float32 embeddings in the order given (duplicates repeated), not re-normalised."""
+        todo = sorted({t for t in texts if t not in self._cache}, key=len, reverse=True)
+        batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
+        with model_progress("Embedding", total=len(batches)) as bar:
+            for batch in batches:
+                out = self.model.encode(
+                    batch, batch_size=len(batch), show_progress_bar=False, convert_to_tensor=True
+                )
+                out = out.float().cpu().numpy()
+                for text, row in zip(batch, out, strict=True):
+                    self._cache[text] = row
+                bar.advance()
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts]).astype(np.float32, copy=False)

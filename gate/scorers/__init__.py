@@ -1,0 +1,19 @@
+"""Registry: suite kind -> scorer. An unknown kind lists the known ones."""
+
+from __future__ import annotations
+
+from gate.errors import ConfigError, Problem
+from gate.scorers.base import Scorer
+from gate.scorers.drift import DRIFT
+
+SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT,)}
+
+
+def get_scorer(kind: str) -> Scorer:
+    try:
+        return SCORERS[kind]
+    except KeyError:
+        raise ConfigError(
+            "unknown suite kind",
+            [Problem(field="kind", expected=f"one of {', '.join(SCORERS)}", found=repr(kind))],
+        ) from None

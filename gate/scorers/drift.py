@@ -1,0 +1,224 @@
+"""Seed quality-drift-bertscore: BERTScore and credit drift of candidate vs baseline feedback.
+
+Per submission and model: BERTScore P/R/F1 of the candidate's feedback text against the baseline's
+(DESIGN.md §4) and the credit drift. Per (exercise, model) and per model: the means of P/R/F1 and the
+mean/std/max of credit drift — the values the seed's `model_results[...]` judges
+(`avg_bertscore_f1 >= 0.8`, `avg_credit_drift <= 3.0`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig
+from gate.records.drift import DriftCandidate, DriftData, FeedbackItem, feedback_text, load_drift, total_credits
+from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.runtime.api import BertScoreSpec
+from gate.scorers.base import Scorer, ScoringContext
+from gate.stats import maximum, mean, std
+
+METRICS = {
+    spec.name: spec
+    for spec in (
+        MetricSpec("bertscore_precision", Direction.HIGHER_IS_BETTER, "BERTScore precision, mean over submissions"),
+        MetricSpec("bertscore_recall", Direction.HIGHER_IS_BETTER, "BERTScore recall, mean over submissions"),
+        MetricSpec("bertscore_f1", Direction.HIGHER_IS_BETTER, "BERTScore F1, mean over submissions"),
+        MetricSpec("credit_drift_mean", Direction.LOWER_IS_BETTER, "Mean credit drift", ".2f"),
+        MetricSpec("credit_drift_std", Direction.LOWER_IS_BETTER, "Std of credit drift (population)", ".2f"),
+        MetricSpec("credit_drift_max", Direction.LOWER_IS_BETTER, "Largest credit drift", ".2f"),
+        MetricSpec("coverage", Direction.HIGHER_IS_BETTER, "Share of baseline submissions with a candidate", ".0%"),
+    )
+}
+
+# The seed's thresholds: MIN_BERTSCORE_F1 = 0.8, MAX_MEAN_CREDIT_DRIFT = 3.0, judged per (exercise, model).
+DEFAULT_CHECKS = {
+    "bertscore_f1": CheckConfig(min=0.8),
+    "credit_drift_mean": CheckConfig(max=3.0),
+}
+
+ITEM_COLUMNS = (
+    "exercise", "submission", "model",
+    "bertscore_precision", "bertscore_recall", "bertscore_f1", "credit_drift",
+    "baseline_credits", "candidate_credits", "baseline_items", "candidate_items", "windowed",
+)
+
+
+@dataclass(frozen=True)
+class _Scored:
+    candidate: DriftCandidate
+    baseline: tuple[FeedbackItem, ...]
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    drifts: tuple[float, ...] | None  # one value (total mode) or the positional differences (item mode)
+    windowed: bool
+
+
+def credit_differences(baseline: Sequence[FeedbackItem], candidate: Sequence[FeedbackItem],
+                       mode: CreditDriftMode) -> tuple[float, ...] | None:
+    """Credit drift of one submission; None where the item-wise variant has nothing to compare."""
+    if mode is CreditDriftMode.TOTAL:
+        return (abs(total_credits(candidate) - total_credits(baseline)),)
+    # The seed's positional variant: pair items by position, trimmed to the shorter list.
+    pairs = list(zip((b.credits for b in baseline), (c.credits for c in candidate)))
+    return tuple(abs(b - c) for b, c in pairs) or None
+
+
+def _item_drift(scored: _Scored) -> float | None:
+    return mean(scored.drifts) if scored.drifts else None
+
+
+def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: ScoringContext) -> SuiteResult:
+    baselines = {(e.id, s.id): s for e in data.exercises for s in e.submissions}
+    candidates = list(data.candidates)
+    pairs = [(feedback_text(c.feedback), feedback_text(baselines[c.exercise_id, c.submission_id]
+                                                      .baseline_feedback.feedback)) for c in candidates]
+    config = context.gate.bertscore_for(suite)
+    spec = BertScoreSpec(
+        model=config.model, layer=config.layer, idf=config.idf,
+        rescale_with_baseline=config.rescale_with_baseline,
+        baseline_path=str((context.base_dir / config.baseline_path).resolve()) if config.baseline_path else None,
+    )
+    # idf, when asked for, comes from the baseline texts, each submission once (bert-score takes `refs`).
+    idf_corpus = [feedback_text(s.baseline_feedback.feedback) for s in baselines.values()
+                  if s.baseline_feedback is not None] if config.idf else []
+    scores = context.runtime.bertscore(spec, [p[0] for p in pairs], [p[1] for p in pairs], idf_corpus)
+    scored = []
+    unmeasured: list[Unmeasured] = []
+    for i, candidate in enumerate(candidates):
+        baseline = tuple(baselines[candidate.exercise_id, candidate.submission_id].baseline_feedback.feedback)
+        both_empty = not pairs[i][0].strip() and not pairs[i][1].strip()
+        drifts = credit_differences(baseline, candidate.feedback, suite.credit_drift_mode)
+        key = _item_key(candidate)
+        if both_empty:
+            unmeasured += [Unmeasured(key, m, "baseline and candidate feedback are both empty")
+                           for m in ("bertscore_precision", "bertscore_recall", "bertscore_f1")]
+        if drifts is None:
+            unmeasured.append(Unmeasured(key, "credit_drift", "item mode: baseline or candidate has no items"))
+        scored.append(_Scored(candidate, baseline,
+                              None if both_empty else scores.precision[i], None if both_empty else scores.recall[i],
+                              None if both_empty else scores.f1[i], drifts, scores.windowed[i]))
+    groups, group_unmeasured, notes = _groups(data, scored)
+    windowed = sum(s.windowed for s in scored)
+    if windowed:
+        notes.append(f"{windowed} submission(s) had feedback longer than the model's {scores.max_tokens}-token "
+                     "limit and were scored in overlapping windows (not truncated).")
+    notes += list(scores.notes)
+    return SuiteResult(
+        name=name, kind="drift",
+        metrics=_aggregate(scored, None),
+        groups=groups,
+        items=tuple(_item(s) for s in scored),
+        item_columns=ITEM_COLUMNS,
+        unmeasured=tuple(unmeasured + group_unmeasured),
+        fingerprint={**scores.fingerprint.to_dict(), "credit_drift_mode": suite.credit_drift_mode.value},
+        settings={"bertscore_model": config.model, "layer": scores.layer, "idf": config.idf,
+                  "rescale_with_baseline": config.rescale_with_baseline, "max_tokens": scores.max_tokens,
+                  "credit_drift_mode": suite.credit_drift_mode.value, "models": list(data.models),
+                  "exercises": len(data.exercises), "windowed_submissions": windowed},
+        notes=tuple(notes),
+        inputs={"exercises": {e.id: _exercise_facts(e) for e in data.exercises}},
+    )
+
+
+def _exercise_facts(exercise) -> dict:
+    """What the seed's per-exercise report says about the baseline: its model and when it was made."""
+    feedback = [s.baseline_feedback for s in exercise.submissions if s.baseline_feedback is not None]
+    versions = [f.model_version for f in feedback if f.model_version]
+    stamps = sorted(f.timestamp for f in feedback if f.timestamp)
+    return {"file": exercise.path.name, "title": exercise.title,
+            "baseline_model": max(set(versions), key=versions.count) if versions else None,
+            "generated_at": stamps[-1] if stamps else None,
+            "submissions": len(exercise.submissions)}
+
+
+def _aggregate(scored: Sequence[_Scored], coverage: float | None) -> dict[str, float | None]:
+    drifts = [d for s in scored for d in (s.drifts or ())]
+    return {
+        "bertscore_precision": mean(s.precision for s in scored),
+        "bertscore_recall": mean(s.recall for s in scored),
+        "bertscore_f1": mean(s.f1 for s in scored),
+        "credit_drift_mean": mean(drifts),
+        "credit_drift_std": std(drifts),
+        "credit_drift_max": maximum(drifts),
+        "coverage": coverage,
+    }
+
+
+def _groups(data: DriftData, scored: Sequence[_Scored]) -> tuple[tuple[GroupResult, ...], list[Unmeasured],
+                                                                   list[str]]:
+    groups: list[GroupResult] = []
+    unmeasured: list[Unmeasured] = []
+    notes: list[str] = []
+    by_pair: dict[tuple[str, str], list[_Scored]] = {}
+    for s in scored:
+        by_pair.setdefault((s.candidate.exercise_id, s.candidate.model), []).append(s)
+    expected_total = {m: 0 for m in data.models}
+    for model in data.models:
+        for exercise in data.exercises:
+            with_baseline = [s for s in exercise.submissions if s.baseline_feedback is not None]
+            items = by_pair.get((exercise.id, model), [])
+            expected_total[model] += len(with_baseline)
+            key: Key = (("exercise", exercise.id), ("model", model))
+            metrics = _aggregate(items, len(items) / len(with_baseline) if with_baseline else None)
+            gaps, gap_notes = _explain_gaps(key, metrics, exercise, items, with_baseline)
+            unmeasured += gaps
+            notes += gap_notes
+            groups.append(GroupResult("group", key, metrics, len(items),
+                                      tuple(s.candidate.source_ref for s in items if s.candidate.source_ref)))
+    for model in data.models:
+        items = [s for s in scored if s.candidate.model == model]
+        coverage = len(items) / expected_total[model] if expected_total[model] else None
+        groups.append(GroupResult("model", (("model", model),), _aggregate(items, coverage), len(items)))
+    return tuple(groups), unmeasured, notes
+
+
+def _explain_gaps(key: Key, metrics: dict, exercise, items: Sequence[_Scored],
+                 with_baseline: Sequence) -> tuple[list[Unmeasured], list[str]]:
+    """Why a group's values are missing (unmeasured entries) or partial (notes)."""
+    have = {s.candidate.submission_id for s in items}
+    missing = [s.id for s in with_baseline if s.id not in have]
+    notes = []
+    if missing:
+        shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
+        notes.append(f"{dict(key)['model']}: {len(missing)} of {len(with_baseline)} submissions of exercise "
+                     f"{exercise.id} have no candidate ({shown}); its values cover the rest")
+    if not with_baseline:
+        reason = f"exercise {exercise.id} has no submission with baseline feedback"
+    elif not items:
+        reason = "no candidate feedback for this exercise"
+    else:
+        reason = "no measurable submissions"
+    return [Unmeasured(key, metric, reason) for metric, value in metrics.items() if value is None], notes
+
+
+def _item_key(candidate: DriftCandidate) -> Key:
+    return (("exercise", candidate.exercise_id), ("submission", candidate.submission_id), ("model", candidate.model))
+
+
+def _item(s: _Scored) -> Item:
+    c = s.candidate
+    return Item(
+        key=_item_key(c),
+        values={"bertscore_precision": s.precision, "bertscore_recall": s.recall, "bertscore_f1": s.f1,
+                "credit_drift": _item_drift(s), "baseline_credits": total_credits(s.baseline),
+                "candidate_credits": total_credits(c.feedback), "baseline_items": len(s.baseline),
+                "candidate_items": len(c.feedback), "windowed": s.windowed},
+        source=c.source_ref,
+        details={"baseline": [i.model_dump(include={"title", "description", "credits"}) for i in s.baseline],
+                 "candidate": [i.model_dump(include={"title", "description", "credits"}) for i in c.feedback]},
+    )
+
+
+DRIFT = Scorer(
+    kind="drift",
+    config_model=DriftSuiteConfig,
+    metrics=METRICS,
+    group_fields=("exercise", "model"),
+    levels=("model",),
+    default_checks=DEFAULT_CHECKS,
+    load=load_drift,
+    score=score_drift,
+    model_roles=("bertscore",),
+)

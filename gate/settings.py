@@ -1,0 +1,103 @@
+"""Settings of one run, read from the environment ONCE and frozen.
+
+The same code runs as a CLI, as the Docker action (inputs arrive as `INPUT_<NAME>` variables) and
+against a local GitHub test server (everything GitHub-specific comes from the standard `GITHUB_*`
+variables). Command-line options win over `INPUT_*`, which win over defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from gate.errors import ConfigError, Problem
+
+
+class FailOn(str, Enum):
+    FAIL = "fail"  # exit 1 only when the gate fails
+    WARN = "warn"  # exit 1 on warnings too
+
+
+@dataclass(frozen=True)
+class GitHubContext:
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    repository: str | None = None
+    event_name: str | None = None
+    event_path: Path | None = None
+    sha: str | None = None
+    run_id: str | None = None
+    workspace: Path | None = None
+    step_summary: Path | None = None
+    output: Path | None = None
+    in_actions: bool = False
+    token: str | None = field(default=None, repr=False)  # never printed
+
+    @property
+    def run_url(self) -> str | None:
+        if self.repository and self.run_id:
+            return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+        return None
+
+
+@dataclass(frozen=True)
+class Settings:
+    config_path: Path
+    output_dir: Path | None  # None: the config's report.output_dir
+    suites: tuple[str, ...]  # empty: all suites
+    publish: bool
+    fail_on: FailOn
+    github: GitHubContext
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
+                 suites: tuple[str, ...] = (), publish: bool | None = None,
+                 fail_on: str | None = None) -> Settings:
+        def value(name: str) -> str | None:
+            text = environ.get(f"INPUT_{name.upper()}", "").strip()
+            return text or None
+
+        config_path = config or value("config") or "gate.yml"
+        selected = suites or tuple(_split(value("suites") or ""))
+        fail_level = fail_on or value("fail_on") or "fail"
+        if fail_level not in {f.value for f in FailOn}:
+            raise ConfigError("invalid setting", [Problem(
+                field="fail_on" if not fail_on else "--fail-on", expected="'fail' or 'warn'", found=repr(fail_level),
+                fix="use `fail` (exit 1 on failures) or `warn` (exit 1 on warnings too)")])
+        if publish is None:
+            publish = (value("publish") or "true").lower() not in ("false", "0", "no", "off")
+        return cls(
+            config_path=Path(config_path),
+            output_dir=Path(output_dir or value("output_dir")) if (output_dir or value("output_dir")) else None,
+            suites=selected,
+            publish=publish,
+            fail_on=FailOn(fail_level),
+            github=_github(environ, value("github_token")),
+        )
+
+
+def _github(environ: Mapping[str, str], input_token: str | None) -> GitHubContext:
+    def path(name: str) -> Path | None:
+        text = environ.get(name, "").strip()
+        return Path(text) if text else None
+
+    return GitHubContext(
+        api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
+        server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        repository=environ.get("GITHUB_REPOSITORY") or None,
+        event_name=environ.get("GITHUB_EVENT_NAME") or None,
+        event_path=path("GITHUB_EVENT_PATH"),
+        sha=environ.get("GITHUB_SHA") or None,
+        run_id=environ.get("GITHUB_RUN_ID") or None,
+        workspace=path("GITHUB_WORKSPACE"),
+        step_summary=path("GITHUB_STEP_SUMMARY"),
+        output=path("GITHUB_OUTPUT"),
+        in_actions=environ.get("GITHUB_ACTIONS") == "true",
+        token=input_token or environ.get("GITHUB_TOKEN") or None,
+    )
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for line in text.splitlines() for part in line.split(",") if part.strip()]

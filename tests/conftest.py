@@ -1,0 +1,67 @@
+"""Shared fixtures. Every test runs offline: no model hub, ever."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from collections.abc import Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from gate.runtime import progress  # noqa: E402
+from gate.runtime.api import BertScores, BertScoreSpec, Fingerprint  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+progress.set_enabled(False)
+
+
+class FakeRuntime:
+    """A model runtime with scripted BERTScores, for testing scorer arithmetic without a model.
+
+    `scores` maps (candidate text, reference text) to (P, R, F); unknown pairs score 1.0 when the
+    texts are equal and 0.5 otherwise.
+    """
+
+    def __init__(self, scores: dict[tuple[str, str], tuple[float, float, float]] | None = None):
+        self.scores = scores or {}
+        self.calls: list[tuple[BertScoreSpec, list[str], list[str], list[str]]] = []
+
+    def bertscore(
+        self,
+        spec: BertScoreSpec,
+        candidates: Sequence[str],
+        references: Sequence[str],
+        idf_corpus: Sequence[str] = (),
+    ) -> BertScores:
+        self.calls.append((spec, list(candidates), list(references), list(idf_corpus)))
+        values = [
+            self.scores.get((c, r), (1.0, 1.0, 1.0) if c == r else (0.5, 0.5, 0.5))
+            for c, r in zip(candidates, references)
+        ]
+        return BertScores(
+            precision=tuple(v[0] for v in values),
+            recall=tuple(v[1] for v in values),
+            f1=tuple(v[2] for v in values),
+            windowed=tuple(False for _ in values),
+            max_tokens=512,
+            layer=spec.layer or 0,
+            fingerprint=Fingerprint(model=spec.model, weights="fake"),
+        )
+
+
+@pytest.fixture
+def fake_runtime() -> FakeRuntime:
+    return FakeRuntime()
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch) -> Path:
+    """Run the test inside an empty working directory."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -1,0 +1,209 @@
+"""Tiny models built offline for tests (DESIGN.md §7): a WordPiece tokenizer trained with `tokenizers`,
+a 2-layer BERT, a 2-layer RoBERTa with a byte-level BPE tokenizer, and a 2-layer ALBERT
+stereotype classifier trained for a few steps.
+
+Every builder writes into the directory it is given and returns it; nothing is cached globally, so a
+test decides the lifetime with `tmp_path` / `tmp_path_factory`. Each builder takes well under 2 s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+FEEDBACK_SENTENCES: tuple[str, ...] = (
+    "The function handles the empty list correctly but the variable names are unclear.",
+    "Good use of the singleton pattern; consider making the constructor private.",
+    "The loop runs in quadratic time, which is too slow for large inputs.",
+    "Your explanation of the observer pattern is correct and well structured.",
+    "Missing error handling when the file cannot be opened.",
+    "The tests cover the happy path but not the edge cases.",
+    "Please add comments that explain why the cache is invalidated here.",
+    "The class has too many responsibilities and should be split.",
+    "Nice refactoring: the duplicated code was moved into a helper method.",
+    "The answer identifies the strategy pattern but does not justify it.",
+    "Credits were deducted because the interface is not documented.",
+    "The recursion has no base case, so it will overflow the stack.",
+    "Use a dictionary instead of a list to make the lookup constant time.",
+    "The submission explains the difference between composition and inheritance.",
+    "Variable names such as x and tmp make the code hard to read.",
+    "The database query is executed inside the loop, which is inefficient.",
+    "The student correctly describes the model view controller architecture.",
+    "The exception is caught and ignored, which hides real failures.",
+    "Good separation of concerns between the parser and the evaluator.",
+    "The feedback on the design diagram is accurate and helpful.",
+    "The method returns null instead of raising an error for invalid input.",
+    "Consider using dependency injection to make the service testable.",
+    "The sorting algorithm is correct but the complexity analysis is wrong.",
+    "The code style is consistent and follows the team guidelines.",
+    "The README does not explain how to run the tests.",
+    "The factory method pattern is applied correctly in this solution.",
+    "The thread pool is never shut down, which leaks resources.",
+    "Your answer is partially correct; the adapter pattern is missing.",
+    "Well done, the solution is clear, efficient and well tested.",
+    "The commit message should describe what changed and why.",
+)
+
+STEREOTYPE_SENTENCES: tuple[str, ...] = (
+    "women are too emotional to be good leaders",
+    "old people are always bad with technology",
+    "men are naturally better at math than women",
+    "all immigrants are lazy and steal jobs",
+    "girls are too weak for hard engineering work",
+    "poor people are lazy and dishonest",
+)
+
+NEUTRAL_SENTENCES: tuple[str, ...] = (
+    "the meeting starts at nine in the morning",
+    "the library opens on monday after the holiday",
+    "the train to the city leaves every hour",
+    "she reviewed the pull request and left two comments",
+    "the weather today is sunny with a light wind",
+    "the recipe needs two cups of flour and an egg",
+)
+
+_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _train_wordpiece(texts: Sequence[str], target: Path, *, vocab_size: int) -> Path:
+    """Train a lower-casing BERT WordPiece vocabulary and write `vocab.txt` into `target`."""
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers
+    from tokenizers.models import WordPiece
+    from tokenizers.trainers import WordPieceTrainer
+
+    tok = Tokenizer(WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = WordPieceTrainer(vocab_size=vocab_size, min_frequency=1, special_tokens=_SPECIALS)
+    tok.train_from_iterator(list(texts), trainer=trainer)
+    vocab = sorted(tok.get_vocab().items(), key=lambda kv: kv[1])
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / "vocab.txt"
+    path.write_text("".join(f"{token}\n" for token, _ in vocab), encoding="utf-8")
+    return path
+
+
+def _bert_tokenizer(target: Path, texts: Sequence[str], *, vocab_size: int, max_length: int):
+    """A BERT tokenizer over a freshly trained vocabulary, saved with `save_pretrained` into `target`."""
+    from transformers import BertTokenizerFast
+
+    _train_wordpiece(texts, target, vocab_size=vocab_size)
+    tokenizer = BertTokenizerFast.from_pretrained(str(target), model_max_length=max_length)
+    tokenizer.model_max_length = max_length
+    tokenizer.save_pretrained(str(target))
+    return tokenizer
+
+
+def build_tiny_bert(target_dir: str | os.PathLike[str], *, max_positions: int = 32) -> str:
+    """A 2-layer BertModel (hidden 32) with its own WordPiece tokenizer; returns the directory.
+
+    The tokenizer's `model_max_length` equals `max_positions`, so bert-score truncates exactly where
+    the model's position embeddings end (and our engine windows there).
+    """
+    import torch
+    from transformers import BertConfig, BertModel
+
+    target = Path(target_dir)
+    tokenizer = _bert_tokenizer(target, FEEDBACK_SENTENCES, vocab_size=400, max_length=max_positions)
+    torch.manual_seed(1234)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=max_positions,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    model = BertModel(config).eval()
+    model.save_pretrained(str(target))
+    return str(target)
+
+
+def build_tiny_roberta(target_dir: str | os.PathLike[str], *, max_positions: int = 32) -> str:
+    """A 2-layer RobertaModel (hidden 32) with a byte-level BPE tokenizer; returns the directory.
+
+    Like real RoBERTa, positions start at padding_idx + 1, so the config has `max_positions + 2`
+    position embeddings and the tokenizer's `model_max_length` is `max_positions`.
+    """
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import RobertaConfig, RobertaModel, RobertaTokenizer
+
+    target = Path(target_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    bpe = ByteLevelBPETokenizer(add_prefix_space=True)
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    bpe.train_from_iterator(
+        list(FEEDBACK_SENTENCES), vocab_size=500, min_frequency=1, special_tokens=specials
+    )
+    bpe.save_model(str(target))
+    tokenizer = RobertaTokenizer.from_pretrained(str(target), model_max_length=max_positions)
+    tokenizer.save_pretrained(str(target))
+    torch.manual_seed(1234)
+    config = RobertaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=max_positions + 2,
+        type_vocab_size=1,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    RobertaModel(config).eval().save_pretrained(str(target))
+    return str(target)
+
+
+def build_tiny_albert_classifier(target_dir: str | os.PathLike[str], *, steps: int = 60) -> str:
+    """A 2-layer ALBERT stereotype classifier (labels Non-Stereotype / Stereotype); returns the directory.
+
+    Trained for `steps` full-batch Adam steps on `STEREOTYPE_SENTENCES` (label 1) vs
+    `NEUTRAL_SENTENCES` (label 0); the builder checks that the mean softmax Stereotype probability of the
+    two groups differs by more than 0.5 before saving.
+    """
+    import torch
+    from transformers import AlbertConfig, AlbertForSequenceClassification
+
+    target = Path(target_dir)
+    texts = list(STEREOTYPE_SENTENCES) + list(NEUTRAL_SENTENCES)
+    labels = torch.tensor([1] * len(STEREOTYPE_SENTENCES) + [0] * len(NEUTRAL_SENTENCES))
+    tokenizer = _bert_tokenizer(target, texts, vocab_size=200, max_length=64)
+    torch.manual_seed(1234)
+    config = AlbertConfig(
+        vocab_size=len(tokenizer),
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+        classifier_dropout_prob=0.0,
+        pad_token_id=tokenizer.pad_token_id,
+        num_labels=2,
+        id2label={0: "Non-Stereotype", 1: "Stereotype"},
+        label2id={"Non-Stereotype": 0, "Stereotype": 1},
+    )
+    model = AlbertForSequenceClassification(config)
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = model(**batch, labels=labels).loss
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.inference_mode():
+        probs = model(**batch).logits.softmax(dim=-1)[:, 1]
+    n = len(STEREOTYPE_SENTENCES)
+    gap = float(probs[:n].mean() - probs[n:].mean())
+    if gap <= 0.5:
+        raise AssertionError(f"tiny ALBERT classifier did not separate the groups (gap {gap:.3f})")
+    model.save_pretrained(str(target))
+    return str(target)
