@@ -27,7 +27,8 @@ def model_version_of(candidates: Sequence[DriftCandidate], explicit: str | None)
     """--model-version, else the version the candidate records carry, else the model name."""
     if explicit:
         return explicit
-    versions = {str(c.model_extra.get("model_version")) for c in candidates if (c.model_extra or {}).get("model_version")}
+    versions = {str(extra["model_version"]) for c in candidates
+                if (extra := c.model_extra or {}).get("model_version")}
     if len(versions) == 1:
         return versions.pop()
     return candidates[0].model if candidates else "unknown"

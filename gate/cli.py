@@ -6,7 +6,7 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -27,7 +27,7 @@ baseline_app = typer.Typer(help="Manage committed baselines.", no_args_is_help=T
 app.add_typer(models_app, name="models")
 app.add_typer(baseline_app, name="baseline")
 
-ConfigOption = Annotated[Optional[Path], typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: UP007,E501
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: UP007,E501
 
 
 def _version(value: bool) -> None:
@@ -38,7 +38,8 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Show the version.")] = False,
 ) -> None:
     """Exit codes: 0 passed (warnings allowed), 1 gate failed, 2 invalid config or input, 3 runtime failure."""
 
@@ -46,10 +47,10 @@ def _root(
 @app.command()
 def run(
     config: ConfigOption = None,
-    output_dir: Annotated[Optional[Path], typer.Option(help="Where reports go (default: report.output_dir).")] = None,  # noqa: UP007
-    suite: Annotated[Optional[list[str]], typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: UP007,E501
+    output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,  # noqa: UP007
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: UP007,E501
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
-    fail_on: Annotated[Optional[str], typer.Option(help="'fail' (default): exit 1 on failures; 'warn': also on warnings.")] = None,  # noqa: UP007,E501
+    fail_on: Annotated[str | None, typer.Option(help="'fail' (default): exit 1 on failures; 'warn': also on warnings.")] = None,  # noqa: UP007,E501
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
     """Score, judge and report: the gate itself."""
@@ -64,7 +65,7 @@ def run(
 
 @app.command()
 def schema(
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file instead of stdout.")] = None,  # noqa: UP007
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to a file instead of stdout.")] = None,  # noqa: UP007
 ) -> None:
     """Print the JSON Schema of gate.yml (for editors and validation)."""
     import json
@@ -89,9 +90,9 @@ def models_list(config: ConfigOption = None) -> None:
 
 @models_app.command("pull")
 def models_pull(
-    names: Annotated[Optional[list[str]], typer.Argument(help="Hub ids; default: the models of the config.")] = None,  # noqa: UP007
+    names: Annotated[list[str] | None, typer.Argument(help="Hub ids; default: the models of the config.")] = None,  # noqa: UP007
     config: ConfigOption = None,
-    target: Annotated[Optional[Path], typer.Option(help="Model directory (default: <cache_dir>/models; "  # noqa: UP007
+    target: Annotated[Path | None, typer.Option(help="Model directory (default: <cache_dir>/models; "  # noqa: UP007
                                                        "set LLM_GATE_MODEL_DIR to read it at run time).")] = None,
 ) -> None:
     """Download models into the gate's model directory so runs work offline."""
@@ -117,8 +118,8 @@ def sample(
 def baseline_bless(
     model: Annotated[str, typer.Option(help="The candidate model whose feedback becomes the baseline.")],
     config: ConfigOption = None,
-    suite: Annotated[Optional[str], typer.Option(help="The drift suite (default: the only one).")] = None,  # noqa: UP007
-    model_version: Annotated[Optional[str], typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: UP007,E501
+    suite: Annotated[str | None, typer.Option(help="The drift suite (default: the only one).")] = None,  # noqa: UP007
+    model_version: Annotated[str | None, typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: UP007,E501
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
 ) -> None:
     """Regenerate the baseline: write a model's candidate feedback into the exercise files."""

@@ -81,7 +81,8 @@ def read_text(path: Path, what: str = "file") -> str:
                      fix="check the path (relative paths start at the working directory)")],
         ) from None
     except IsADirectoryError:
-        raise InputError(f"{what} is a directory", [Problem(file=shown, expected="a file", found="a directory")]) from None
+        raise InputError(f"{what} is a directory",
+                         [Problem(file=shown, expected="a file", found="a directory")]) from None
     except PermissionError:
         raise InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
                                                            found="permission denied")]) from None
@@ -97,7 +98,7 @@ def read_text(path: Path, what: str = "file") -> str:
 
 
 def expand_globs(patterns: Sequence[str], base_dir: Path, field: str) -> tuple[list[Path], list[Problem]]:
-    """Files matching `patterns` (relative to `base_dir`), sorted and unique; a pattern matching nothing is a problem."""
+    """Files matching `patterns` (relative to `base_dir`), sorted, unique; a pattern matching nothing is a problem."""
     found: dict[Path, None] = {}
     problems: list[Problem] = []
     for pattern in patterns:

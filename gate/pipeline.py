@@ -63,7 +63,8 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
     return Problem(**{**problem.__dict__, "record": f"suite {suite}"})
 
 
-def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime, base_dir: Path) -> list[SuiteResult]:
+def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
+          base_dir: Path) -> list[SuiteResult]:
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir)
     return [get_scorer(s.config.kind).score(s.name, s.config, s.data, context) for s in loaded]
 

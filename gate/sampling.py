@@ -22,6 +22,8 @@ class Scored:
 def spread_sample(submissions: Sequence[Scored], count: int, seed: int) -> list[Scored]:
     """`count` submissions spread over the score range, ordered by score then id."""
     ordered = sorted(submissions, key=lambda s: (s.score, s.id))
+    if count <= 0:
+        return []
     if len(ordered) <= count:
         return ordered
     rng = random.Random(seed)

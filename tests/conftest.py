@@ -42,7 +42,7 @@ class FakeRuntime:
         self.calls.append((spec, list(candidates), list(references), list(idf_corpus)))
         values = [
             self.scores.get((c, r), (1.0, 1.0, 1.0) if c == r else (0.5, 0.5, 0.5))
-            for c, r in zip(candidates, references)
+            for c, r in zip(candidates, references, strict=True)
         ]
         return BertScores(
             precision=tuple(v[0] for v in values),

@@ -6,6 +6,7 @@ import json
 
 import jsonschema
 import pytest
+from pydantic import ValidationError
 
 from gate.config import CheckConfig, CreditDriftMode, GateConfig, json_schema, known_kinds
 from gate.config_loader import load_config, parse_config
@@ -175,6 +176,6 @@ def test_json_schema_validates_the_example():
 
 def test_config_is_frozen():
     config = parse_config(MINIMAL)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         config.name = "other"  # type: ignore[misc]
     assert isinstance(config, GateConfig)

@@ -13,6 +13,7 @@ from gate.sampling import Scored, spread_sample, submission_score
 def sample_exercises(paths: list[Path], output_dir: Path, per_exercise: int, seed: int) -> None:
     problems: list[Problem] = []
     plans = []
+    exercise_files: dict[str, str] = {}
     for path in paths:
         document, bad = io.read_json_document(path)
         problems += bad
@@ -27,19 +28,29 @@ def sample_exercises(paths: list[Path], output_dir: Path, per_exercise: int, see
         if "id" not in exercise:
             problems.append(Problem(file=file, line=1, field="id", expected="an exercise id", found="nothing"))
             continue
-        scored = []
+        first = exercise_files.setdefault(str(exercise["id"]), file)
+        if first != file:  # both would be written to the same sampled_exercise-<id>.json
+            problems.append(Problem(file=file, line=1, field="id", expected="one input file per exercise id",
+                                    found=f"exercise {exercise['id']} again (first in {first})"))
+            continue
+        scored, seen = [], set()
         for index, submission in enumerate(exercise["submissions"]):
             line = document.line_of("submissions", index)
             score = submission_score(submission) if isinstance(submission, dict) else None
             if not isinstance(submission, dict) or "id" not in submission:
                 problems.append(Problem(file=file, line=line, record=f"submission {index + 1}", field="id",
                                         expected="a submission object with an `id`", found=describe(submission)))
+            elif str(submission["id"]) in seen:
+                problems.append(Problem(file=file, line=line, record=f"submission {index + 1}", field="id",
+                                        expected="unique submission ids", found=f"submission {submission['id']} twice"))
             elif score is None:
                 problems.append(Problem(file=file, line=line, record=f"submission {submission['id']}",
                                         expected="a score: `score`, or credits in `feedback` / `baseline_feedback`",
                                         found="none", fix="add the tutor's total as `score`"))
             else:
                 scored.append(Scored(str(submission["id"]), score))
+            if isinstance(submission, dict) and "id" in submission:
+                seen.add(str(submission["id"]))
         plans.append((exercise, scored))
     if problems:
         raise InputError("cannot sample: input files are invalid", problems)

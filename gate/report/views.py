@@ -56,7 +56,7 @@ def _drift(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
         rows.append({"label": inert(f"{exercise_id} · {title}" if title else exercise_id, limit=70), "cells": cells})
     per_model = [_model_row(suite, by_key.get((("model", m),)), m) for m in models]
     totals = [{**_cell(suite, by_key.get((("model", m),)), "model"), "icon": row["icon"]}
-              for m, row in zip(models, per_model)]
+              for m, row in zip(models, per_model, strict=True)]
     passed, total, seed_line = drift_export.seed_summary(suite)
     return {
         "models": [inert(m, limit=60) for m in models],

@@ -47,7 +47,7 @@ class TorchRuntime:
 
     def bertscore(self, spec: BertScoreSpec, candidates: Sequence[str], references: Sequence[str],
                   idf_corpus: Sequence[str] = ()) -> BertScores:
-        from gate.runtime import bertscore
+        from gate.runtime import bertscore, rescale
 
         resolved = self.resolve(spec.model)
         layer = spec.layer if spec.layer is not None else _default_layer(spec.model)
@@ -71,8 +71,8 @@ class TorchRuntime:
         notes: list[str] = []
         baseline_file = None
         if spec.rescale_with_baseline:
-            values = bertscore.load_rescale_baseline(spec.model, layer, spec.lang, spec.baseline_path)
-            raw = bertscore.rescale(raw, values)
+            values = rescale.load_rescale_baseline(spec.model, layer, spec.lang, spec.baseline_path)
+            raw = rescale.rescale(raw, values)
             baseline_file = spec.baseline_path or f"bert-score:{spec.lang}/{spec.model}"
             notes.append(f"Scores rescaled with the baseline P/R/F = {values[0]:.4f}/{values[1]:.4f}/{values[2]:.4f}.")
         fingerprint = Fingerprint(

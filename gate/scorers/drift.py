@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig
-from gate.records.drift import DriftCandidate, DriftData, FeedbackItem, feedback_text, load_drift, total_credits
+from gate.records.drift import (
+    DriftCandidate,
+    DriftData,
+    FeedbackItem,
+    feedback_text,
+    load_drift,
+    total_credits,
+)
 from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
 from gate.runtime.api import BertScoreSpec
 from gate.scorers.base import Scorer, ScoringContext
@@ -61,7 +68,7 @@ def credit_differences(baseline: Sequence[FeedbackItem], candidate: Sequence[Fee
     if mode is CreditDriftMode.TOTAL:
         return (abs(total_credits(candidate) - total_credits(baseline)),)
     # The seed's positional variant: pair items by position, trimmed to the shorter list.
-    pairs = list(zip((b.credits for b in baseline), (c.credits for c in candidate)))
+    pairs = list(zip((b.credits for b in baseline), (c.credits for c in candidate), strict=False))
     return tuple(abs(b - c) for b, c in pairs) or None
 
 

@@ -15,12 +15,8 @@ bert_score = pytest.importorskip("bert_score")
 bert_score_utils = pytest.importorskip("bert_score.utils")
 
 from gate.errors import ConfigError  # noqa: E402
-from gate.runtime.bertscore import (  # noqa: E402
-    BertScoreEngine,
-    greedy_cos_idf,
-    load_rescale_baseline,
-    rescale,
-)
+from gate.runtime.bertscore import BertScoreEngine, greedy_cos_idf  # noqa: E402
+from gate.runtime.rescale import load_rescale_baseline, rescale  # noqa: E402
 from tests.support.tiny_models import FEEDBACK_SENTENCES, build_tiny_bert, build_tiny_roberta  # noqa: E402
 
 TOL = 1e-4

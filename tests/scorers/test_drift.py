@@ -91,7 +91,8 @@ def test_group_aggregates_item_mode_pool_positional_differences(scored):
     assert good.metrics["credit_drift_mean"] == pytest.approx(3.5 / 6)
     assert good.metrics["credit_drift_std"] == pytest.approx(0.7312470322826767)
     assert good.metrics["credit_drift_max"] == max(pooled)
-    per_item = {dict(i.key)["submission"]: i.values["credit_drift"] for i in result.items if dict(i.key)["model"] == "good"}
+    per_item = {dict(i.key)["submission"]: i.values["credit_drift"]
+                for i in result.items if dict(i.key)["model"] == "good"}
     assert per_item == {"1": 0.25, "2": 2.0, "3": pytest.approx(1 / 3)}
 
 

@@ -1,0 +1,67 @@
+"""Every registered scorer keeps the same contract; a new kind must add a sample here to pass."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from gate.config import SUITE_CONFIGS, GateConfig, known_kinds
+from gate.judge import judge_suite
+from gate.scorers import SCORERS, get_scorer
+from gate.scorers.base import ScoringContext
+from tests.conftest import FakeRuntime
+from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
+
+
+def _drift_sample(directory: Path) -> dict:
+    items = feedback(("Roles", "Both roles named.", 2.0), ("Example", "A fitting example.", 1.0))
+    write_exercise(directory / "baselines", 1, [submission(1, items), submission(2, items)])
+    write_candidates(directory / "outputs" / "c.jsonl", [candidate(1, 1, "m", items), candidate(1, 2, "m", items[:1])])
+    return {"kind": "drift", "baseline": "baselines/*.json", "candidates": "outputs/*.jsonl"}
+
+
+SAMPLES = {"drift": _drift_sample}
+
+
+def test_every_config_kind_has_a_scorer_and_a_sample():
+    assert set(known_kinds()) == set(SCORERS) == set(SAMPLES)
+    for config_model in SUITE_CONFIGS:
+        kind = config_model.model_fields["kind"].annotation.__args__[0]
+        assert get_scorer(kind).config_model is config_model
+
+
+@pytest.mark.parametrize("kind", sorted(SCORERS))
+def test_scorer_contract(kind, tmp_path):
+    scorer = SCORERS[kind]
+    assert scorer.group_fields, "the primary level needs key fields"
+    assert set(scorer.default_checks) <= set(scorer.metrics)
+    assert all(c.scope in ("group", *scorer.levels, "suite") for c in scorer.default_checks.values())
+    assert all(spec.name == name for name, spec in scorer.metrics.items())
+
+    gate = GateConfig.model_validate({"version": 1, "suites": {"s": SAMPLES[kind](tmp_path)}})
+    suite = gate.suites["s"]
+    data = scorer.load("s", suite, tmp_path)
+    result = scorer.score("s", suite, data, ScoringContext(gate, FakeRuntime(), tmp_path))
+
+    assert (result.name, result.kind) == ("s", kind)
+    assert set(result.metrics) <= set(scorer.metrics)
+    assert {g.level for g in result.groups} <= {"group", *scorer.levels}
+    primary = result.groups_at("group")
+    assert primary and all(tuple(k for k, _ in g.key) == scorer.group_fields for g in primary)
+    for group in result.groups:
+        assert set(group.metrics) <= set(scorer.metrics)
+        for name, value in group.metrics.items():
+            # a missing value is None with a reason, never NaN or a stand-in 0
+            assert value is None or math.isfinite(value)
+            if value is None:
+                assert result.unmeasured_reason(group.key, name)
+    columns = result.item_columns
+    assert len(set(columns)) == len(columns)
+    for item in result.items:
+        assert set(dict(item.key)) <= set(columns)
+        assert set(item.values) <= set(columns)
+    assert result.fingerprint, "results must say what they were computed with"
+    verdict = judge_suite(result, scorer.checks_for(suite), suite.unmeasured)
+    assert verdict.checks, "the default checks must judge something"
