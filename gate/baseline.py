@@ -41,12 +41,15 @@ def blessed_exercise(exercise: Mapping[str, Any], updates: Mapping[str, dict[str
     items = [submissions] if isinstance(submissions, dict) else submissions
     changed = 0
     for submission in items or []:
-        key = _id(submission.get("id"))
+        key = id_key(submission.get("id"))
         if key in updates:
             submission["baseline_feedback"] = updates[key]
             changed += 1
     return result, changed
 
 
-def _id(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+def id_key(value: Any) -> str:
+    """An id from an exercise file as the loaders compare it (`gate.records.Id`): 7, 7.0 and " 7" are "7"."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value.strip() if isinstance(value, str) else str(value)

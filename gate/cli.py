@@ -12,6 +12,7 @@ import typer
 
 from gate import __version__
 from gate.errors import ExitCode, GateError
+from gate.settings import FailOn
 
 app = typer.Typer(
     name="llm-gate",
@@ -27,7 +28,7 @@ baseline_app = typer.Typer(help="Manage committed baselines.", no_args_is_help=T
 app.add_typer(models_app, name="models")
 app.add_typer(baseline_app, name="baseline")
 
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: UP007,E501
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: E501
 
 
 def _version(value: bool) -> None:
@@ -47,10 +48,10 @@ def _root(
 @app.command()
 def run(
     config: ConfigOption = None,
-    output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,  # noqa: UP007
-    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: UP007,E501
+    output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: E501
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
-    fail_on: Annotated[str | None, typer.Option(help="'fail' (default): exit 1 on failures; 'warn': also on warnings.")] = None,  # noqa: UP007,E501
+    fail_on: Annotated[FailOn | None, typer.Option(help="fail (default): exit 1 on failures; warn: also on warnings.")] = None,  # noqa: E501
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
     """Score, judge and report: the gate itself."""
@@ -59,13 +60,14 @@ def run(
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None,
                                  output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
-                                 publish=False if no_publish else None, fail_on=fail_on)
+                                 publish=False if no_publish else None,
+                                 fail_on=fail_on.value if fail_on else None)
     raise typer.Exit(int(run_gate(settings, quiet=quiet)))
 
 
 @app.command()
 def schema(
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to a file instead of stdout.")] = None,  # noqa: UP007
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to a file instead of stdout.")] = None,
 ) -> None:
     """Print the JSON Schema of gate.yml (for editors and validation)."""
     import json
@@ -90,9 +92,9 @@ def models_list(config: ConfigOption = None) -> None:
 
 @models_app.command("pull")
 def models_pull(
-    names: Annotated[list[str] | None, typer.Argument(help="Hub ids; default: the models of the config.")] = None,  # noqa: UP007
+    names: Annotated[list[str] | None, typer.Argument(help="Hub ids; default: the models of the config.")] = None,
     config: ConfigOption = None,
-    target: Annotated[Path | None, typer.Option(help="Model directory (default: <cache_dir>/models; "  # noqa: UP007
+    target: Annotated[Path | None, typer.Option(help="Model directory (default: <cache_dir>/models; "
                                                        "set LLM_GATE_MODEL_DIR to read it at run time).")] = None,
 ) -> None:
     """Download models into the gate's model directory so runs work offline."""
@@ -118,8 +120,8 @@ def sample(
 def baseline_bless(
     model: Annotated[str, typer.Option(help="The candidate model whose feedback becomes the baseline.")],
     config: ConfigOption = None,
-    suite: Annotated[str | None, typer.Option(help="The drift suite (default: the only one).")] = None,  # noqa: UP007
-    model_version: Annotated[str | None, typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: UP007,E501
+    suite: Annotated[str | None, typer.Option(help="The drift suite (default: the only one).")] = None,
+    model_version: Annotated[str | None, typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: E501
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
 ) -> None:
     """Regenerate the baseline: write a model's candidate feedback into the exercise files."""
@@ -146,12 +148,13 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
-    except Exception as exc:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(int(ExitCode.INVALID_INPUT))
+    except typer.TyperException as exc:  # usage errors: unknown option, bad value
+        show = getattr(exc, "show", None)
+        if show is None:
+            raise
+        show()
+        sys.exit(int(ExitCode.INVALID_INPUT))
+    except Exception as exc:  # anything unexpected: a message, not a traceback
         if os.environ.get("LLM_GATE_DEBUG"):
             raise
         sys.stderr.write(f"llm-gate: internal error: {type(exc).__name__}: {exc}\n"

@@ -196,3 +196,22 @@ def test_console_script_is_installed():
     done = subprocess.run([str(Path(sys.executable).parent / "llm-gate"), "--version"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("llm-gate ")
+
+
+def test_readme_shows_the_real_report(example_run):
+    """The README's excerpt is this run's report, row for row (update the README when it changes)."""
+    _, work = example_run
+    markdown = (work / "out" / "report.md").read_text()
+    readme = (REPO / "README.md").read_text()
+    excerpt = [line[2:] for line in readme.splitlines() if line.startswith("> | ")]
+    # the checks table is abridged in the README (fewer rows and columns): compare the result tables
+    table_rows = [row for row in excerpt if not row.startswith(("| |", "|---", "| ❌ |", "| … |"))]
+    assert len(table_rows) >= 8
+    for row in table_rows:
+        assert row.rstrip(" |") in markdown, row
+
+
+def test_usage_errors_exit_2(monkeypatch, capsys):
+    assert run_cli(monkeypatch, "run", "--fail-on", "bogus") == 2
+    assert "'bogus' is not one of 'fail', 'warn'" in capsys.readouterr().err
+    assert run_cli(monkeypatch, "run", "--no-such-option") == 2

@@ -36,9 +36,10 @@ def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
         output_dir=io.display_path(output_dir), commit=settings.github.sha, repository=settings.github.repository,
         run_url=settings.github.run_url, selected_suites=settings.suites, fail_on=settings.fail_on.value,
     )
-    written = report.write(verdict, run, config.report, output_dir)
+    descriptions = {name: suite.description for name, suite in config.suites.items()}
+    written = report.write(verdict, run, config.report, output_dir, descriptions)
     if settings.publish:
-        publish(verdict, written, settings)
+        publish(verdict, written, settings, summary=config.publish.summary)
     _print_summary(verdict, written)
     return exit_code(verdict, settings.fail_on)
 
@@ -49,10 +50,11 @@ def exit_code(verdict: GateVerdict, fail_on: FailOn) -> ExitCode:
     return ExitCode.PASSED
 
 
-def publish(verdict: GateVerdict, written: report.WrittenReport, settings: Settings) -> None:
+def publish(verdict: GateVerdict, written: report.WrittenReport, settings: Settings, summary: bool = True) -> None:
     """Job summary, step outputs and workflow annotations (the GitHub API side comes with `gate.github`)."""
     github = settings.github
-    actions.write_summary(github.step_summary, written.markdown)
+    if summary:
+        actions.write_summary(github.step_summary, written.markdown)
     actions.write_outputs(github.output, {
         "verdict": verdict.verdict.value,
         "report-path": str(written.markdown_path),

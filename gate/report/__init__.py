@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,12 +25,15 @@ class WrittenReport:
         return self.output_dir / "report.md"
 
 
-def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig) -> str:
-    return markdown.render(context.build(verdict, run, config.worst_items), override_dir=config.templates_dir)
+def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
+                    descriptions: Mapping[str, str | None] | None = None) -> str:
+    view = context.build(verdict, run, config.worst_items, descriptions)
+    return markdown.render(view, override_dir=config.templates_dir)
 
 
-def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, output_dir: Path) -> WrittenReport:
-    text = render_markdown(verdict, run, config)
+def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, output_dir: Path,
+          descriptions: Mapping[str, str | None] | None = None) -> WrittenReport:
+    text = render_markdown(verdict, run, config, descriptions)
     files: list[Path] = []
     if ReportFormat.MARKDOWN in config.formats:
         io.write_text_atomic(output_dir / "report.md", text)

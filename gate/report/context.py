@@ -28,8 +28,10 @@ class RunInfo:
     fail_on: str = "fail"
 
 
-def build(verdict: GateVerdict, run: RunInfo, worst_items: int) -> dict[str, Any]:
-    suites = [_suite(s, worst_items) for s in verdict.suites]
+def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
+          descriptions: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+    descriptions = descriptions or {}
+    suites = [_suite(s, worst_items, descriptions.get(s.result.name)) for s in verdict.suites]
     counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
     checks = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     return {
@@ -47,7 +49,7 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int) -> dict[str, Any
     }
 
 
-def _suite(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
+def _suite(suite: SuiteVerdict, worst_items: int, description: str | None) -> dict[str, Any]:
     result = suite.result
     scorer = get_scorer(result.kind)
     problems = [c for c in suite.checks if c.verdict is not CheckVerdict.PASS]
@@ -55,6 +57,7 @@ def _suite(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     return {
         "name": inert(result.name, limit=100),
         "kind": result.kind,
+        "description": inert(description, limit=300) if description else "",
         "verdict": suite.verdict.value,
         "icon": icon(suite.verdict),
         "word": WORDS[suite.verdict],
