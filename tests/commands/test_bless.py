@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gate.baseline import baseline_feedback, blessed_exercise, id_key, model_version_of
 from gate.cli import app
 from gate.commands.bless import bless_baseline
 from gate.commands.sample import sample_exercises
 from gate.config_loader import load_config
 from gate.errors import ConfigError, InputError
-from gate.records.drift import DriftCandidate, load_drift
+from gate.records.drift import load_drift
 from tests.conftest import EXAMPLES
 from tests.support.drift_fixtures import (
     GATE_YML,
@@ -194,48 +193,6 @@ def test_cli_dry_run(examples):
     assert result.exit_code == 0, result.output
     assert "Would bless 33 submission(s) with gpt-4o-mini" in result.output
     assert baseline_files(examples) == before
-
-
-# ---------------------------------------------------------------- gate/baseline.py, the pure part
-
-
-def cand(**extra) -> DriftCandidate:
-    return DriftCandidate.model_validate({"exercise_id": 7, "submission_id": 1, "model": "m", "feedback": NEW,
-                                          **extra})
-
-
-def test_baseline_feedback_shape():
-    item = feedback(("T", "D", 1))[0] | {"severity": "low"}  # unknown keys of an item are kept
-    result = baseline_feedback(cand(feedback=[item]), "v1", NOW)
-    assert result == {"timestamp": "2025-09-01T12:30:05Z", "model_version": "v1",
-                      "feedback": [{"title": "T", "description": "D", "credits": 1.0, "severity": "low"}]}
-
-
-def test_model_version_precedence():
-    assert model_version_of([cand(model_version="a")], "explicit") == "explicit"
-    assert model_version_of([cand(model_version="a"), cand(model_version="a")], None) == "a"
-    assert model_version_of([cand(model_version="a"), cand(model_version="b")], None) == "m"  # ambiguous
-    assert model_version_of([cand()], None) == "m"
-    assert model_version_of([], None) == "unknown"
-
-
-def test_blessed_exercise_is_a_copy_that_changes_only_the_named_submissions():
-    exercise = {"id": 7, "note": [1, 2], "submissions": [
-        {"id": 1.0, "text": "a", "extra": {"x": 1}},
-        {"id": " 2 ", "text": "b", "baseline_feedback": {"feedback": []}},
-        {"id": 3, "text": "c", "baseline_feedback": {"feedback": []}},
-    ]}
-    snapshot = json.loads(json.dumps(exercise))
-    blessed, changed = blessed_exercise(exercise, {"1": {"new": 1}, "2": {"new": 2}, "99": {"new": 9}})
-    assert changed == 2
-    assert exercise == snapshot  # the input is untouched
-    assert blessed["submissions"] == [
-        {"id": 1.0, "text": "a", "extra": {"x": 1}, "baseline_feedback": {"new": 1}},
-        {"id": " 2 ", "text": "b", "baseline_feedback": {"new": 2}},
-        {"id": 3, "text": "c", "baseline_feedback": {"feedback": []}},
-    ]
-    assert blessed["note"] == [1, 2]
-    assert id_key(14676) == id_key(14676.0) == id_key(" 14676") == "14676"
 
 
 def test_exercise_ids_written_as_floats_are_blessed(in_tmp):

@@ -35,7 +35,7 @@ def entries(output: str) -> dict[str, tuple[str, str]]:
     """role -> (model, where) from the two-line entries of `models list`."""
     lines = output.splitlines()
     found = {}
-    for head, where in zip(lines, lines[1:]):
+    for head, where in zip(lines, lines[1:], strict=False):
         if not head.startswith(" ") and where.lstrip().startswith("->"):
             role, model = re.fullmatch(r"(\S.*?) {2,}(\S+)", head).groups()  # roles may hold one space
             found[role] = (model, where.strip()[3:])
