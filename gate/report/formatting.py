@@ -17,11 +17,7 @@ def icon(verdict: Verdict | CheckVerdict | None) -> str:
 
 
 def number(value: float | None, fmt: str = ".3f") -> str:
-    if value is None:
-        return "n/a"
-    if fmt.endswith("%"):
-        return format(value, fmt)
-    return format(value, fmt)
+    return "n/a" if value is None else format(value, fmt)
 
 
 def threshold(op: str, fail: float, warn: float | None) -> str:

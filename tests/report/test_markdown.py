@@ -88,3 +88,13 @@ def test_report_json_follows_schema_1(tmp_path):
                      "op": "min", "fail": 0.8, "warn": None, "value": 0.5, "verdict": "fail"}
     group = next(g for g in suite["groups"] if g["level"] == "group")
     assert group["key"] == {"exercise": "1", "model": "m"} and group["verdict"] == "fail"
+
+
+def test_generic_view_is_a_table_per_level(tmp_path):
+    from gate.report import views
+
+    verdict = _verdict(tmp_path, feedback(("Roles", "Other.", 2.0)))
+    tables = views._generic(verdict.suites[0], worst_items=3)["tables"]
+    assert [t["title"] for t in tables] == ["per exercise × model", "per model"]
+    assert tables[0]["columns"][:3] == ["exercise", "model", "bertscore_precision"]
+    assert tables[0]["rows"][0][:2] == ["1", "m"] and tables[0]["rows"][0][-1] == "❌"

@@ -154,3 +154,19 @@ def test_idf_corpus_is_each_baseline_once(scored, in_tmp):
     spec, _, references, corpus = runtime.calls[-1]
     assert spec.idf is True
     assert len(corpus) == 3 and set(corpus) == set(references)
+
+
+def test_windowed_texts_are_counted_and_noted(in_tmp):
+    class WindowingRuntime(FakeRuntime):
+        def bertscore(self, spec, candidates, references, idf_corpus=()):
+            scores = super().bertscore(spec, candidates, references, idf_corpus)
+            return type(scores)(**{**scores.__dict__, "windowed": tuple(True for _ in candidates)})
+
+    write_exercise(in_tmp / "baselines", 1, [submission(1, _fb(1, BASE[1], "base"))])
+    write_candidates(in_tmp / "outputs" / "c.jsonl", [candidate(1, 1, "m", _fb(1, CAND[1], "m"))])
+    suite = DriftSuiteConfig(kind="drift", baseline=["baselines/*.json"], candidates=["outputs/*.jsonl"])
+    result = score_drift("fb", suite, load_drift("fb", suite, in_tmp),
+                         ScoringContext(GateConfig(version=1, suites={"fb": suite}), WindowingRuntime(), in_tmp))
+    assert result.settings["windowed_submissions"] == 1
+    assert result.items[0].values["windowed"] is True
+    assert any("longer than the model's 512-token limit" in n and "not truncated" in n for n in result.notes)
