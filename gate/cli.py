@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from gate import __version__
+from gate.config import CommentMode
 from gate.errors import ExitCode, GateError
 from gate.settings import FailOn
 
@@ -52,17 +53,50 @@ def run(
     suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: E501
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
     fail_on: Annotated[FailOn | None, typer.Option(help="fail (default): exit 1 on failures; warn: also on warnings.")] = None,  # noqa: E501
+    comment: Annotated[CommentMode | None, typer.Option(help="PR comment: sticky (edit one per gate), new, off. Default: gate.yml.")] = None,  # noqa: E501
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
-    """Score, judge and report: the gate itself."""
+    """Score, judge and report: the gate itself.
+
+    In GitHub Actions it also writes the job summary and step outputs, and with a token posts the
+    sticky PR comment and the check run. Publishing problems never change the exit code.
+    """
     from gate.commands.run import run_gate
     from gate.settings import Settings
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None,
                                  output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
                                  publish=False if no_publish else None,
-                                 fail_on=fail_on.value if fail_on else None)
+                                 fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None)
     raise typer.Exit(int(run_gate(settings, quiet=quiet)))
+
+
+@app.command()
+def publish(
+    report: Annotated[Path | None, typer.Option(help="The report directory a run wrote (default: INPUT_REPORT_DIR "
+                                                     "or gate-report).")] = None,
+    comment: Annotated[CommentMode | None, typer.Option(help="sticky (default), new or off.")] = None,
+) -> None:
+    """Post a saved report (publish.json) to the pull request: for fork PRs, from a workflow_run workflow."""
+    from gate.commands.publish import publish_report
+    from gate.settings import Settings
+
+    settings = Settings.from_env(os.environ, comment=comment.value if comment else None)
+    directory = report or Path(os.environ.get("INPUT_REPORT_DIR", "").strip() or "gate-report")
+    raise typer.Exit(int(publish_report(directory, settings)))
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="The repository to set up.")] = Path("."),
+    fork_safe: Annotated[bool, typer.Option(help="Also write the workflow_run workflow that publishes for "
+                                                 "pull requests from forks.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+) -> None:
+    """Write a starter gate.yml and the GitHub workflow(s) that run it on pull requests."""
+    from gate.commands.init import init_repository
+
+    init_repository(directory, fork_safe=fork_safe, force=force)
 
 
 @app.command()

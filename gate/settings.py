@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from gate.config import CommentMode
 from gate.errors import ConfigError, Problem
 
 
@@ -50,11 +51,13 @@ class Settings:
     publish: bool
     fail_on: FailOn
     github: GitHubContext
+    comment: CommentMode | None = None  # overrides publish.comment of gate.yml
+    check_run: bool | None = None  # overrides publish.check_run of gate.yml
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
                  suites: tuple[str, ...] = (), publish: bool | None = None,
-                 fail_on: str | None = None) -> Settings:
+                 fail_on: str | None = None, comment: str | None = None) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
@@ -67,7 +70,12 @@ class Settings:
                 field="fail_on" if not fail_on else "--fail-on", expected="'fail' or 'warn'", found=repr(fail_level),
                 fix="use `fail` (exit 1 on failures) or `warn` (exit 1 on warnings too)")])
         if publish is None:
-            publish = (value("publish") or "true").lower() not in ("false", "0", "no", "off")
+            publish = _flag(value("publish"), "publish", default=True)
+        comment_mode = comment or value("comment")
+        if comment_mode is not None and comment_mode not in {c.value for c in CommentMode}:
+            raise ConfigError("invalid setting", [Problem(
+                field="comment" if not comment else "--comment", expected="'sticky', 'new' or 'off'",
+                found=repr(comment_mode), fix="sticky edits one comment per gate; new posts one per run; off none")])
         return cls(
             config_path=Path(config_path),
             output_dir=Path(output_dir or value("output_dir")) if (output_dir or value("output_dir")) else None,
@@ -75,6 +83,8 @@ class Settings:
             publish=publish,
             fail_on=FailOn(fail_level),
             github=_github(environ, value("github_token")),
+            comment=CommentMode(comment_mode) if comment_mode else None,
+            check_run=_flag(value("check_run"), "check_run", default=None),
         )
 
 
@@ -97,6 +107,16 @@ def _github(environ: Mapping[str, str], input_token: str | None) -> GitHubContex
         in_actions=environ.get("GITHUB_ACTIONS") == "true",
         token=input_token or environ.get("GITHUB_TOKEN") or None,
     )
+
+
+def _flag(text: str | None, name: str, default: bool | None) -> bool | None:
+    if text is None:
+        return default
+    if text.lower() in ("true", "1", "yes", "on"):
+        return True
+    if text.lower() in ("false", "0", "no", "off"):
+        return False
+    raise ConfigError("invalid setting", [Problem(field=name, expected="true or false", found=repr(text))])
 
 
 def _split(text: str) -> list[str]:

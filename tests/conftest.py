@@ -65,3 +65,17 @@ def in_tmp(tmp_path, monkeypatch) -> Path:
     """Run the test inside an empty working directory."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def github_api(httpserver, monkeypatch):
+    """A fake GitHub API on loopback, driven by the real PyGithub client, without request spacing."""
+    import re
+
+    from gate import github as gate_github
+    from tests.support.fake_github import FakeGitHub
+
+    monkeypatch.setattr(gate_github, "REQUEST_SPACING", (0, 0))
+    fake = FakeGitHub(base_url=httpserver.url_for("").rstrip("/"))
+    httpserver.expect_request(re.compile(".*")).respond_with_handler(fake.handle)
+    return fake

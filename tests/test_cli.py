@@ -86,8 +86,8 @@ def test_example_publishes_summary_and_outputs(example_run):
     assert (work / "summary.md").read_text() == (work / "out" / "report.md").read_text()
     outputs = dict(line.split("=", 1) for line in (work / "outputs.txt").read_text().splitlines())
     assert outputs["verdict"] == "fail"
-    assert outputs["report-path"] == "out/report.md"
-    assert outputs["failed-checks"] == "6"
+    assert outputs["report_path"] == "out/report.md"
+    assert outputs["failed_checks"] == "6"
 
 
 def test_bertscore_in_items_equals_bert_score_package(example_run):

@@ -6,11 +6,15 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gate import actions, io, report
+from gate import io, publishing, report
+from gate.commands.publish import publish
+from gate.config import GateConfig
 from gate.config_loader import load_config
 from gate.errors import ExitCode
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.pipeline import judge, load_suites, score, select_suites
+from gate.report import sizing
+from gate.report.annotations import annotations
 from gate.report.context import RunInfo
 from gate.report.drift_export import seed_summary
 from gate.report.formatting import WORDS, icon
@@ -18,7 +22,7 @@ from gate.runtime import progress
 from gate.runtime.session import TorchRuntime
 from gate.settings import FailOn, Settings
 
-MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations per step
+COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
 
 
 def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
@@ -31,15 +35,18 @@ def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
     runtime = TorchRuntime(config.runtime, base_dir)
     results = score(loaded, config, runtime, base_dir)
     verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite")
+    target = publishing.target_from_event(settings.github.event_name, _event(settings), settings.github.sha)
     run = RunInfo(
         generated_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        output_dir=io.display_path(output_dir), commit=settings.github.sha, repository=settings.github.repository,
+        output_dir=io.display_path(output_dir), commit=target.head_sha, repository=settings.github.repository,
         run_url=settings.github.run_url, selected_suites=settings.suites, fail_on=settings.fail_on.value,
     )
     descriptions = {name: suite.description for name, suite in config.suites.items()}
     written = report.write(verdict, run, config.report, output_dir, descriptions)
+    bundle = make_bundle(verdict, run, config, descriptions, settings, target)
+    io.write_json_atomic(output_dir / "publish.json", bundle.to_dict())  # for `llm-gate publish` from an artifact
     if settings.publish:
-        publish(verdict, written, settings, summary=config.publish.summary)
+        publish(bundle, written.markdown, written.markdown_path, settings, config.publish)
     _print_summary(verdict, written)
     return exit_code(verdict, settings.fail_on)
 
@@ -50,36 +57,33 @@ def exit_code(verdict: GateVerdict, fail_on: FailOn) -> ExitCode:
     return ExitCode.PASSED
 
 
-def publish(verdict: GateVerdict, written: report.WrittenReport, settings: Settings, summary: bool = True) -> None:
-    """Job summary, step outputs and workflow annotations (the GitHub API side comes with `gate.github`)."""
-    github = settings.github
-    if summary:
-        actions.write_summary(github.step_summary, written.markdown)
-    actions.write_outputs(github.output, {
-        "verdict": verdict.verdict.value,
-        "report-path": str(written.markdown_path),
-        "failed-checks": str(sum(s.count(CheckVerdict.FAIL) for s in verdict.suites)),
-        "warned-checks": str(sum(s.count(CheckVerdict.WARN) for s in verdict.suites)),
-    })
-    if github.in_actions:
-        for line in _annotations(verdict)[:MAX_WORKFLOW_ANNOTATIONS]:
-            print(line)
+def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descriptions: dict, settings: Settings,
+                target: publishing.Target) -> publishing.PublishBundle:
+    """The comment and check-run texts, fitted to GitHub's limit, and the annotations."""
+    where = (f"`report.md` in this job's report artifact ([workflow run]({run.run_url}))" if run.run_url
+             else f"`{run.output_dir}/report.md`")
+
+    def render(detail: int, note: str | None) -> str:
+        return report.render_markdown(verdict, run, config.report, descriptions, detail=detail, cut_note=note,
+                                      footer=False)
+
+    summary = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - 1, where).text
+    comment = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD, where).text
+    return publishing.PublishBundle(
+        gate=config.name, verdict=verdict.verdict.value,
+        conclusion=publishing.conclusion(verdict.verdict, settings.fail_on), title=publishing.check_title(verdict),
+        summary=summary, comment=comment, annotations=tuple(annotations(verdict)),
+        repository=settings.github.repository, pull_request=target.pull_request, head_sha=target.head_sha,
+        run_url=run.run_url,
+    )
 
 
-def _annotations(verdict: GateVerdict) -> list[str]:
-    lines = []
-    for suite in verdict.suites:
-        sources = {g.key: g.sources for g in suite.result.groups}
-        for check in suite.checks:
-            if check.verdict is not CheckVerdict.FAIL:
-                continue
-            where = next(iter(sources.get(check.key, ())), None)
-            message = (f"{suite.result.name}: {check.metric} = {check.value:.3f} "
-                       f"({'below min' if check.op.value == 'min' else 'above max'} {check.fail:g}) "
-                       f"for {', '.join(f'{k} {v}' for k, v in check.key) or 'the suite'}")
-            lines.append(actions.command("error", message, file=where.file if where else None,
-                                         line=where.line if where else None, title="LLM quality gate"))
-    return lines
+def _event(settings: Settings) -> dict | None:
+    path = settings.github.event_path
+    if path is None or not path.is_file():
+        return None
+    value = io.read_json_quiet(path)
+    return value if isinstance(value, dict) else None
 
 
 def _print_summary(verdict: GateVerdict, written: report.WrittenReport) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from gate import io
 from gate.config import ReportConfig, ReportFormat
 from gate.judge import GateVerdict, SuiteVerdict
-from gate.report import context, drift_export, markdown
+from gate.report import context, drift_export, markdown, sizing
 from gate.report.json_report import report_json
 from gate.results import SuiteResult
 
@@ -26,8 +26,10 @@ class WrittenReport:
 
 
 def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
-                    descriptions: Mapping[str, str | None] | None = None) -> str:
-    view = context.build(verdict, run, config.worst_items, descriptions)
+                    descriptions: Mapping[str, str | None] | None = None, *, detail: int = sizing.FULL_DETAIL,
+                    cut_note: str | None = None, footer: bool = True) -> str:
+    view = context.build(verdict, run, config.worst_items, descriptions, detail=detail, cut_note=cut_note,
+                         footer=footer)
     return markdown.render(view, override_dir=config.templates_dir)
 
 

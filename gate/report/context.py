@@ -29,7 +29,8 @@ class RunInfo:
 
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
-          descriptions: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+          descriptions: Mapping[str, str | None] | None = None, *, detail: int = 3,
+          cut_note: str | None = None, footer: bool = True) -> dict[str, Any]:
     descriptions = descriptions or {}
     suites = [_suite(s, worst_items, descriptions.get(s.result.name)) for s in verdict.suites]
     counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
@@ -46,6 +47,9 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "version": __version__,
         "run": run,
         "commit_short": run.commit[:7] if run.commit else None,
+        "detail": detail,
+        "cut_note": cut_note,
+        "footer": footer,
     }
 
 

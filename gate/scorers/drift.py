@@ -177,7 +177,8 @@ def _groups(data: DriftData, scored: Sequence[_Scored]) -> tuple[tuple[GroupResu
     for model in data.models:
         items = [s for s in scored if s.candidate.model == model]
         coverage = len(items) / expected_total[model] if expected_total[model] else None
-        groups.append(GroupResult("model", (("model", model),), _aggregate(items, coverage), len(items)))
+        groups.append(GroupResult("model", (("model", model),), _aggregate(items, coverage), len(items),
+                                  tuple(s.candidate.source_ref for s in items if s.candidate.source_ref)))
     return tuple(groups), unmeasured, notes
 
 

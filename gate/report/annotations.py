@@ -1,0 +1,85 @@
+"""Annotations: failing and warning checks pinned to the input lines they are about.
+
+Used for check-run annotations (GitHub API) and for `::error file=…,line=…::` workflow commands.
+A check on a group points at the group's first record (e.g. the first candidate line of that
+exercise and model) and names how many records the group has and where they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
+from gate.results import key_label
+
+MAX_ANNOTATIONS = 500  # a check run takes 50 per request; more than this helps nobody
+
+
+class Level(str, Enum):
+    FAILURE = "failure"
+    WARNING = "warning"
+    NOTICE = "notice"
+
+
+@dataclass(frozen=True)
+class Annotation:
+    path: str
+    line: int
+    level: Level
+    title: str
+    message: str
+
+    def to_check_run(self) -> dict[str, str | int]:
+        return {"path": self.path, "start_line": self.line, "end_line": self.line,
+                "annotation_level": self.level.value, "title": self.title[:255], "message": self.message[:4000]}
+
+    def to_dict(self) -> dict[str, str | int]:
+        return {"path": self.path, "line": self.line, "level": self.level.value, "title": self.title,
+                "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Annotation:
+        return cls(str(data["path"]), int(data["line"]), Level(data["level"]), str(data["title"]),
+                   str(data["message"]))
+
+
+_LEVELS = {CheckVerdict.FAIL: Level.FAILURE, CheckVerdict.WARN: Level.WARNING}
+
+
+def annotations(verdict: GateVerdict, limit: int = MAX_ANNOTATIONS) -> list[Annotation]:
+    found: list[Annotation] = []
+    for suite in verdict.suites:
+        found += _suite_annotations(suite)
+    found.sort(key=lambda a: (a.level is not Level.FAILURE, a.path, a.line))
+    return found[:limit]
+
+
+def _suite_annotations(suite: SuiteVerdict) -> list[Annotation]:
+    sources = {(g.level, g.key): g.sources for g in suite.result.groups}
+    result = []
+    for check in suite.checks:
+        level = _LEVELS.get(check.verdict)
+        located = sources.get((check.scope, check.key), ())
+        if level is None or not located:
+            continue
+        first = located[0]
+        if first.line is None:
+            continue
+        lines = sorted({s.line for s in located if s.file == first.file and s.line is not None})
+        shown = ", ".join(map(str, lines[:12])) + (" …" if len(lines) > 12 else "")
+        result.append(Annotation(
+            path=first.file, line=first.line, level=level,
+            title=f"{suite.result.name}: {check.metric} {'failed' if level is Level.FAILURE else 'warning'}",
+            message=f"{describe(check)} for {key_label(check.key)}. "
+                    f"{len(located)} record(s) in this group; lines {shown} of {first.file}.",
+        ))
+    return result
+
+
+def describe(check: CheckResult) -> str:
+    value = "unmeasured" if check.value is None else f"{check.value:.4g}"
+    bound = check.warn if check.verdict is CheckVerdict.WARN and check.warn is not None else check.fail
+    relation = ("<" if check.op.value == "min" else ">") if check.verdict is not CheckVerdict.PASS else "meets"
+    what = "warn level" if check.verdict is CheckVerdict.WARN else check.op.value
+    return f"{check.metric} = {value} {relation} {what} {bound:g}"

@@ -1,0 +1,116 @@
+"""The action and the workflows: valid, linted, documented, versioned like the package."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gate import __version__
+from gate.commands.init import ACTION, init_repository
+from gate.errors import InputError
+from tests.conftest import REPO
+
+ACTION_YML = yaml.safe_load((REPO / "action.yml").read_text())
+README = (REPO / "README.md").read_text()
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+BIN = Path(sys.executable).parent
+
+
+def check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "check-jsonschema"), "--builtin-schema", schema, *map(str, files)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_action_yml_is_valid():
+    done = check_jsonschema("vendor.github-actions", REPO / "action.yml")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_workflows_are_valid_and_lint_clean(tmp_path):
+    init_repository(tmp_path)
+    files = [*WORKFLOWS, *sorted((tmp_path / ".github" / "workflows").glob("*.yml"))]
+    assert len(files) >= 5
+    done = check_jsonschema("vendor.github-workflows", *files)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lint = subprocess.run([str(BIN / "actionlint"), *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_inputs_are_snake_case_and_documented():
+    for name, spec in ACTION_YML["inputs"].items():
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", name), name
+        assert spec.get("description"), name
+        assert f"`{name}`" in README, f"document input {name} in the README"
+    for name in ACTION_YML["outputs"]:
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", name) and f"`{name}`" in README, name
+
+
+def test_every_input_reaches_the_gate():
+    """Each input arrives as INPUT_<NAME>; the code must read every one (or take it as the command)."""
+    sources = "\n".join(p.read_text() for p in (REPO / "gate").rglob("*.py"))
+    for name in ACTION_YML["inputs"]:
+        if name == "command":
+            assert ACTION_YML["runs"]["args"] == ["${{ inputs.command }}"]
+            continue
+        assert f'value("{name}")' in sources or f"INPUT_{name.upper()}" in sources, name
+
+
+def test_outputs_are_the_ones_the_gate_writes():
+    source = (REPO / "gate" / "commands" / "publish.py").read_text()
+    written = set(re.findall(r'^\s+"([a-z_]+)": ', source[source.index("write_outputs"):], flags=re.MULTILINE))
+    assert set(ACTION_YML["outputs"]) == written
+
+
+def test_versions_match_the_package():
+    assert ACTION == f"llm-quality-gate/llm-quality-gate@v{__version__}"
+    assert f'org.opencontainers.image.version="{__version__}"' in (REPO / "Dockerfile").read_text()
+    for used in re.findall(r"uses: llm-quality-gate/llm-quality-gate@(v[0-9.]+)", README):
+        assert used == f"v{__version__}", used
+    assert ACTION_YML["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["${{ inputs.command }}"]}
+
+
+def test_example_workflow_is_least_privilege_and_never_runs_fork_code_with_write_access():
+    for path in WORKFLOWS:
+        flow = yaml.safe_load(path.read_text())
+        triggers = flow.get(True, flow.get("on"))  # PyYAML reads the key `on` as True
+        assert "pull_request_target" not in (triggers or {}), path
+        permissions = flow.get("permissions")
+        assert isinstance(permissions, dict), f"{path.name} must set top-level permissions"
+        assert set(permissions.values()) <= {"read", "write", "none"}
+        assert permissions.get("contents") == "read"
+    gate_flow = yaml.safe_load((REPO / ".github" / "workflows" / "quality-gate.yml").read_text())
+    steps = gate_flow["jobs"]["quality-gate"]["steps"]
+    assert any(s.get("uses") == "./" for s in steps)
+    assert gate_flow["permissions"] == {"contents": "read", "pull-requests": "write", "checks": "write"}
+    publish_flow = yaml.safe_load((REPO / ".github" / "workflows" / "quality-gate-publish.yml").read_text())
+    assert "workflow_run" in publish_flow[True]
+    checkout = [s for s in publish_flow["jobs"]["publish"]["steps"] if "checkout" in str(s.get("uses"))]
+    assert all("ref" not in (s.get("with") or {}) for s in checkout)  # the default branch, never the fork's head
+
+
+def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
+    written = init_repository(tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in written] == [
+        "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-publish.yml"]
+    from gate.config_loader import load_config
+
+    config = load_config(tmp_path / "gate.yml")  # the starter config is valid
+    assert config.suites["feedback-drift"].kind == "drift"
+    assert ACTION in (tmp_path / ".github" / "workflows" / "llm-quality-gate.yml").read_text()
+    with pytest.raises(InputError) as caught:
+        init_repository(tmp_path)
+    assert len(caught.value.problems) == 3 and "--force" in caught.value.problems[0].fix
+    init_repository(tmp_path, force=True, fork_safe=False)
+
+
+@pytest.mark.skipif(shutil.which("docker") is None, reason="no docker client")
+def test_dockerfile_takes_the_base_image_as_an_argument():
+    text = (REPO / "Dockerfile").read_text()
+    assert re.search(r"^ARG BASE_IMAGE=", text, flags=re.MULTILINE) and "FROM ${BASE_IMAGE}" in text
+    assert 'ENTRYPOINT ["llm-gate"]' in text
