@@ -1,28 +1,83 @@
-# The llm-quality-gate image: `docker run` locally, or the Docker action in a workflow.
-# The base image is a build argument so networks without Docker Hub can build on a local base.
-ARG BASE_IMAGE=python:3.11-slim
-FROM ${BASE_IMAGE}
+# The llm-quality-gate image: `docker run` locally, the Docker action in workflows, or a job
+# `container:` on GPU runners (build with a CUDA torch index; the device is chosen automatically).
+#
+#   docker build -t llm-quality-gate .                                   # CPU; seed models from the hub
+#   scripts/build-wheelhouse && docker build --network none \
+#       --build-arg PIP_ARGS="--no-index --find-links /tmp/wheelhouse" --build-arg PULL_MODELS= \
+#       -t llm-quality-gate .                                            # hermetic: wheels from ./wheelhouse
+#   docker build --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128 -t llm-quality-gate:cuda .
+#
+# Stages keep the wheelhouse and build tools out of the final image, and its layers run from what
+# changes least to what changes most: dependencies, models, then the gate itself (a small layer).
 
-LABEL org.opencontainers.image.title="llm-quality-gate" \
-      org.opencontainers.image.description="Gate pull requests on the quality of LLM outputs" \
-      org.opencontainers.image.version="0.1.0"
+# A pinned Python 3.11 (the local torch wheels are cp311). Networks without Docker Hub pass a local
+# base with Python 3.11 and venv (scripts/docker-smoke builds one with debootstrap).
+ARG BASE_IMAGE=python:3.11.14-slim-bookworm
 
+FROM ${BASE_IMAGE} AS base
+# The runner's user on GitHub-hosted runners, so the action can write into the mounted workspace.
+ARG GATE_UID=1001
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    VIRTUAL_ENV=/opt/llm-gate/venv \
+    PATH=/opt/llm-gate/venv/bin:${PATH} \
+    LLM_GATE_MODEL_DIR=/opt/llm-gate/models \
+    HF_HOME=/tmp/hf-home \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1
+# Extra CA certificates (e.g. a TLS-inspecting proxy's): put *.crt files in ./certs/ before building.
+COPY certs/ /usr/local/share/ca-certificates/llm-gate/
+RUN (command -v update-ca-certificates >/dev/null && update-ca-certificates >/dev/null 2>&1 || true) \
+ && python3 -m venv "${VIRTUAL_ENV}" \
+ && mkdir -p "${LLM_GATE_MODEL_DIR}" \
+ && useradd --uid "${GATE_UID}" --create-home --shell /usr/sbin/nologin gate
 
-WORKDIR /opt/llm-gate
+# ---- dependencies: change only with pyproject.toml or constraints.txt
+FROM base AS deps
+# Where torch comes from: the CPU index by default (no CUDA libraries), a cuXXX index for GPU images.
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+# Extra pip arguments; the hermetic build installs only from the wheelhouse.
+ARG PIP_ARGS=""
+COPY wheelhouse/ /tmp/wheelhouse/
+COPY pyproject.toml constraints.txt /opt/llm-gate/
+# torch's C++ headers and its own test suite (~150 MB) serve no purpose at run time.
+RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/opt/llm-gate/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+ && pip install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" -c /opt/llm-gate/constraints.txt -r /tmp/requirements.txt \
+ && rm -rf "${VIRTUAL_ENV}"/lib/python3*/site-packages/torch/test "${VIRTUAL_ENV}"/lib/python3*/site-packages/torch/include
 
-# Dependencies first (the slow layer), CPU torch from the PyTorch index.
-COPY constraints.txt ./
-RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -c constraints.txt torch
+# ---- models: only the model-resolution module, so a change to the gate does not re-download them
+FROM deps AS models
+# Models baked into the image besides the embedded all-MiniLM-L6-v2 (needs network at build time).
+ARG PULL_MODELS="roberta-large holistic-ai/bias_classifier_albertv2"
+COPY gate/__init__.py gate/errors.py gate/io.py gate/jsonpos.py /tmp/pull/gate/
+COPY gate/runtime/__init__.py gate/runtime/models.py /tmp/pull/gate/runtime/
+RUN if [ -n "${PULL_MODELS}" ]; then \
+      cd /tmp/pull && HF_HUB_OFFLINE=0 python3 -m gate.runtime.models pull ${PULL_MODELS}; \
+    fi
 
-COPY pyproject.toml README.md ./
-COPY gate ./gate
-COPY templates ./templates
-RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -c constraints.txt .
+# ---- the gate's wheel (its build backend comes from the index, or the wheelhouse when hermetic)
+FROM deps AS wheel
+ARG PIP_ARGS=""
+COPY README.md pyproject.toml /opt/llm-gate/src/
+COPY gate /opt/llm-gate/src/gate
+COPY templates /opt/llm-gate/src/templates
+RUN pip wheel ${PIP_ARGS} --no-deps --wheel-dir /tmp/dist /opt/llm-gate/src
 
+# ---- the image
+FROM base
+LABEL org.opencontainers.image.title="llm-quality-gate" \
+      org.opencontainers.image.description="Gate pull requests on the quality of LLM outputs" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="Apache-2.0"
+COPY --from=deps /opt/llm-gate/venv /opt/llm-gate/venv
+COPY --from=models /opt/llm-gate/models /opt/llm-gate/models
+COPY --from=wheel /tmp/dist/ /tmp/dist/
+RUN pip install --no-index --no-deps /tmp/dist/*.whl \
+ && rm -rf /tmp/dist \
+ && llm-gate --version
+USER gate
+WORKDIR /github/workspace
 ENTRYPOINT ["llm-gate"]
 CMD ["--help"]

@@ -46,7 +46,8 @@ def parse_config(text: str, filename: str = "gate.yml") -> GateConfig:
         raise ConfigError(
             "gate config must be a mapping",
             [Problem(file=filename, line=1, expected="a YAML mapping with `version:` and `suites:`",
-                     found=describe(data), fix="start from `llm-gate init` or examples/gate.yml")],
+                     found="an empty file" if data is None else describe(data),
+                     fix="start from `llm-gate init` or examples/gate.yml")],
         )
     problems = _duplicate_keys(root, filename)
     problems += _kind_problems(data, root, filename)

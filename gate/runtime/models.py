@@ -9,6 +9,7 @@ only when the run allows downloads and the hub is not switched off. No gate run 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -139,3 +140,28 @@ def _from_hf_cache(name: str, cache_dir: Path | None) -> tuple[Path, str] | None
         return None
     path = Path(path)
     return (path, path.name) if (path / "config.json").exists() else None
+
+
+def main(argv: list[str]) -> int:
+    """`python -m gate.runtime.models pull NAME…`: pull into the first model directory.
+
+    The Dockerfile's model layer runs this with only this module's few imports copied in, so changing
+    the gate does not invalidate (and re-download) the baked models. `llm-gate models pull` is the CLI.
+    """
+    if not argv or argv[0] != "pull":
+        sys.stderr.write("usage: python -m gate.runtime.models pull NAME...\n")
+        return 2
+    target = model_dirs(Path(".gate-cache"))[0]
+    for name in argv[1:]:
+        if name in EMBEDDED_NAMES:
+            continue
+        try:
+            sys.stdout.write(f"{name}: {pull(name, target)}\n")
+        except ModelUnavailable as exc:
+            sys.stderr.write(f"{exc}\n")
+            return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
