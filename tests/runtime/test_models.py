@@ -216,3 +216,16 @@ def test_no_weight_files_fall_back_to_the_revision(tmp_path):
     assert weights_digest(ResolvedModel("m", directory, ModelSource.GATE_CACHE, COMMIT), tmp_path) == \
         f"revision:{COMMIT}"
     assert weights_digest(ResolvedModel("m", directory, ModelSource.LOCAL_PATH), tmp_path) == "unknown"
+
+
+def test_module_entry_point_used_by_the_dockerfile(tmp_path, monkeypatch, capsys):
+    """`python -m gate.runtime.models pull …` skips embedded models, and says how to use it otherwise."""
+    from gate.runtime import models as models_module
+
+    monkeypatch.setenv("LLM_GATE_MODEL_DIR", str(tmp_path))
+    assert models_module.main(["pull", "sentence-transformers/all-MiniLM-L6-v2"]) == 0
+    assert models_module.main([]) == 2 and "usage" in capsys.readouterr().err
+    monkeypatch.setattr(models_module, "pull", lambda name, target: (_ for _ in ()).throw(
+        models_module.ModelUnavailable(f"could not download {name!r}")))
+    assert models_module.main(["pull", "org/missing"]) == 3
+    assert "could not download 'org/missing'" in capsys.readouterr().err
