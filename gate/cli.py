@@ -51,6 +51,7 @@ def run(
     config: ConfigOption = None,
     output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,
     suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: E501
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Score only this model (repeatable); replaces the suites' `models:`.")] = None,  # noqa: E501
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
     fail_on: Annotated[FailOn | None, typer.Option(help="fail (default): exit 1 on failures; warn: also on warnings.")] = None,  # noqa: E501
     comment: Annotated[CommentMode | None, typer.Option(help="PR comment: sticky (edit one per gate), new, off. Default: gate.yml.")] = None,  # noqa: E501
@@ -67,7 +68,8 @@ def run(
     settings = Settings.from_env(os.environ, config=str(config) if config else None,
                                  output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
                                  publish=False if no_publish else None,
-                                 fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None)
+                                 fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
+                                 models=tuple(model or ()))
     raise typer.Exit(int(run_gate(settings, quiet=quiet)))
 
 

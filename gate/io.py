@@ -239,20 +239,22 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def write_csv_atomic(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+def write_csv_atomic(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]],
+                     booleans: tuple[str, str] = ("true", "false")) -> None:
+    """Floats at full precision, None and non-finite values as empty cells, booleans as given."""
     buffer = _io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow(["" if v is None else _csv_value(v) for v in row])
+        writer.writerow(["" if v is None else _csv_value(v, booleans) for v in row])
     write_text_atomic(path, buffer.getvalue())
 
 
-def _csv_value(value: Any) -> Any:
+def _csv_value(value: Any, booleans: tuple[str, str]) -> Any:
+    if isinstance(value, bool):
+        return booleans[0] if value else booleans[1]
     if isinstance(value, float):
         return "" if not math.isfinite(value) else repr(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
     return value
 
 

@@ -24,12 +24,22 @@ class LoadedSuite:
     data: Any  # the kind's typed records
 
 
-def select_suites(config: GateConfig, names: Sequence[str]) -> list[tuple[str, SuiteBase]]:
+def select_suites(config: GateConfig, names: Sequence[str],
+                  models: Sequence[str] = ()) -> list[tuple[str, SuiteBase]]:
     """The suites to run: all, or those `--suite` names or matches (`'fair*'`).
 
     An unknown plain name is a typo and an error; a pattern that matches nothing selects no suite
-    and the gate is skipped (a neutral check run), as path filters in workflows do.
+    and the gate is skipped (a neutral check run), as path filters in workflows do. `--model`
+    replaces the `models:` filter of every selected suite that has one.
     """
+    selected = _by_name(config, names)
+    if not models:
+        return selected
+    return [(n, s.model_copy(update={"models": list(models)}) if "models" in type(s).model_fields else s)
+            for n, s in selected]
+
+
+def _by_name(config: GateConfig, names: Sequence[str]) -> list[tuple[str, SuiteBase]]:
     if not names:
         return list(config.suites.items())
     unknown = [n for n in names if not _is_pattern(n) and n not in config.suites]

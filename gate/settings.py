@@ -51,13 +51,15 @@ class Settings:
     publish: bool
     fail_on: FailOn
     github: GitHubContext
+    models: tuple[str, ...] = ()  # empty: the suites' own `models:` filters
     comment: CommentMode | None = None  # overrides publish.comment of gate.yml
     check_run: bool | None = None  # overrides publish.check_run of gate.yml
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
                  suites: tuple[str, ...] = (), publish: bool | None = None,
-                 fail_on: str | None = None, comment: str | None = None) -> Settings:
+                 fail_on: str | None = None, comment: str | None = None,
+                 models: tuple[str, ...] = ()) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
@@ -83,6 +85,7 @@ class Settings:
             publish=publish,
             fail_on=FailOn(fail_level),
             github=_github(environ, value("github_token")),
+            models=models or tuple(_split(value("models") or "")),
             comment=CommentMode(comment_mode) if comment_mode else None,
             check_run=_flag(value("check_run"), "check_run", default=None),
         )

@@ -10,10 +10,18 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from gate.runtime import progress  # noqa: E402
-from gate.runtime.api import BertScores, BertScoreSpec, Fingerprint  # noqa: E402
+from gate.runtime.api import (  # noqa: E402
+    BertScores,
+    BertScoreSpec,
+    ClassifierLabels,
+    ClassProbabilities,
+    Embeddings,
+    Fingerprint,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -28,9 +36,15 @@ class FakeRuntime:
     texts are equal and 0.5 otherwise.
     """
 
-    def __init__(self, scores: dict[tuple[str, str], tuple[float, float, float]] | None = None):
+    def __init__(self, scores: dict[tuple[str, str], tuple[float, float, float]] | None = None,
+                 probabilities: dict[str, float] | None = None, vectors: dict[str, list[float]] | None = None,
+                 id2label: dict[int, str] | None = None):
         self.scores = scores or {}
+        self.probabilities = probabilities or {}  # text -> P(stereotype); unknown texts 0.5
+        self.vectors = vectors or {}  # text -> embedding; unknown texts [1, 0]
+        self.id2label = id2label or {0: "Non-Stereotype", 1: "Stereotype"}
         self.calls: list[tuple[BertScoreSpec, list[str], list[str], list[str]]] = []
+        self.classified: list[tuple[str, list[str], int]] = []
 
     def bertscore(
         self,
@@ -53,6 +67,19 @@ class FakeRuntime:
             layer=spec.layer or 0,
             fingerprint=Fingerprint(model=spec.model, weights="fake"),
         )
+
+
+    def embed(self, model: str, texts) -> Embeddings:
+        return Embeddings(np.array([self.vectors.get(t, [1.0, 0.0]) for t in texts], dtype=float),
+                          Fingerprint(model=model, weights="fake"))
+
+    def classifier_labels(self, model: str) -> ClassifierLabels:
+        return ClassifierLabels(tuple(sorted(self.id2label.items())), Fingerprint(model=model, weights="fake"))
+
+    def classify(self, model: str, texts, label: int) -> ClassProbabilities:
+        self.classified.append((model, list(texts), label))
+        return ClassProbabilities(tuple(self.probabilities.get(t, 0.5) for t in texts),
+                                  tuple(False for _ in texts), 512, Fingerprint(model=model, weights="fake"))
 
 
 @pytest.fixture

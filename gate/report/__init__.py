@@ -8,8 +8,8 @@ from pathlib import Path
 
 from gate import io
 from gate.config import ReportConfig, ReportFormat
-from gate.judge import GateVerdict, SuiteVerdict
-from gate.report import context, drift_export, markdown, sizing
+from gate.judge import GateVerdict
+from gate.report import context, exports, markdown, sizing
 from gate.report.json_report import report_json
 from gate.results import SuiteResult
 
@@ -43,20 +43,12 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
     if ReportFormat.JSON in config.formats:
         io.write_json_atomic(output_dir / "report.json", report_json(verdict, run.generated_at, run.commit))
         files.append(output_dir / "report.json")
+    run_day = run.generated_at[:10]
     for suite in verdict.suites:
-        files += _suite_files(suite, output_dir / suite.result.name)
+        directory = output_dir / suite.result.name
+        io.write_csv_atomic(directory / "items.csv", suite.result.item_columns, item_rows(suite.result))
+        files += [directory / "items.csv", *exports.write_seed_exports(suite, directory, run_day)]
     return WrittenReport(output_dir, text, tuple(files))
-
-
-def _suite_files(suite: SuiteVerdict, directory: Path) -> list[Path]:
-    items_path = directory / "items.csv"
-    io.write_csv_atomic(items_path, suite.result.item_columns, item_rows(suite.result))
-    files = [items_path]
-    if suite.result.kind == "drift":
-        path = directory / "quality_drift_report.json"
-        io.write_json_atomic(path, drift_export.quality_drift_report(suite))
-        files.append(path)
-    return files
 
 
 def item_rows(result: SuiteResult) -> list[list[object]]:

@@ -67,8 +67,44 @@ class BertScores:
     notes: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class Embeddings:
+    """Sentence embeddings in the order the texts were given (not normalised)."""
+
+    vectors: object  # numpy array (n, dim), float32
+    fingerprint: Fingerprint
+
+
+@dataclass(frozen=True)
+class ClassifierLabels:
+    """A sequence classifier's labels, as its config's `id2label` names them."""
+
+    id2label: tuple[tuple[int, str], ...]
+    fingerprint: Fingerprint
+
+
+@dataclass(frozen=True)
+class ClassProbabilities:
+    """softmax(logits)[label] per text, in the order given.
+
+    A text over the model's token limit is classified in overlapping windows and gets the largest
+    probability of any window (a stereotype anywhere in a long answer counts); it is flagged.
+    """
+
+    probability: tuple[float, ...]
+    windowed: tuple[bool, ...]
+    max_tokens: int
+    fingerprint: Fingerprint
+
+
 class ModelRuntime(Protocol):
     """What scorers may ask of the model runtime."""
+
+    def embed(self, model: str, texts: Sequence[str]) -> Embeddings: ...
+
+    def classifier_labels(self, model: str) -> ClassifierLabels: ...
+
+    def classify(self, model: str, texts: Sequence[str], label: int) -> ClassProbabilities: ...
 
     def bertscore(
         self,

@@ -1,7 +1,7 @@
 """Sentence embeddings: each unique text encoded once per run, length-sorted batches.
 
-The pure similarity helper at the top needs only numpy, so scorers may import it; torch and
-sentence-transformers are imported lazily by `SentenceEmbedder.load`, never at module import.
+torch and sentence-transformers are imported lazily by `SentenceEmbedder.load`, never at module
+import. The similarity itself is the pure `gate.similarity.cosine_similarity`.
 """
 
 from __future__ import annotations
@@ -11,23 +11,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from gate.runtime.progress import model_progress
-
-
-def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine similarity of two same-shaped (n, dim) arrays -> (n,). Never clipped.
-
-    A zero vector has no direction; its similarity is NaN (the caller decides what that means).
-    """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        raise ValueError(f"cosine_similarity needs same-shaped arrays, got {a.shape} and {b.shape}")
-    if a.ndim == 1:
-        a, b = a[None, :], b[None, :]
-    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.einsum("ij,ij->i", a, b) / norms
-
 
 _DTYPES = ("float32", "fp32", "float16", "fp16", "half", "bfloat16", "bf16")
 

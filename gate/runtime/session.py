@@ -15,7 +15,14 @@ from typing import Any
 from gate.config import RuntimeConfig
 from gate.errors import ConfigError, ModelUnavailable, Problem
 from gate.runtime import models
-from gate.runtime.api import BertScores, BertScoreSpec, Fingerprint
+from gate.runtime.api import (
+    BertScores,
+    BertScoreSpec,
+    ClassifierLabels,
+    ClassProbabilities,
+    Embeddings,
+    Fingerprint,
+)
 from gate.runtime.device import DeviceChoice
 
 # Bumped when our BERTScore implementation changes numerically (part of every fingerprint).
@@ -30,6 +37,8 @@ class TorchRuntime:
         self._device: DeviceChoice | None = None
         self._resolved: dict[str, models.ResolvedModel] = {}
         self._bertscore: dict[tuple[Path, int], Any] = {}
+        self._embedders: dict[Path, Any] = {}
+        self._classifiers: dict[Path, Any] = {}
 
     @property
     def device(self) -> DeviceChoice:
@@ -94,6 +103,55 @@ class TorchRuntime:
             fingerprint=fingerprint,
             notes=tuple(notes),
         )
+
+
+    # ------------------------------------------------------------ embeddings and classifiers
+
+    def embed(self, model: str, texts: Sequence[str]) -> Embeddings:
+        from gate.runtime.embeddings import SentenceEmbedder
+
+        resolved = self.resolve(model)
+        embedder = self._load(self._embedders, resolved, "embedding", SentenceEmbedder.load)
+        return Embeddings(embedder.encode(list(texts)), self._fingerprint(model, resolved, ("sentence-transformers",)))
+
+    def classifier_labels(self, model: str) -> ClassifierLabels:
+        resolved = self.resolve(model)
+        classifier = self._classifier(resolved)
+        return ClassifierLabels(tuple(sorted(classifier.id2label.items())), self._fingerprint(model, resolved))
+
+    def classify(self, model: str, texts: Sequence[str], label: int) -> ClassProbabilities:
+        resolved = self.resolve(model)
+        classifier = self._classifier(resolved)
+        probability, windowed = classifier.probabilities(list(texts), label)
+        return ClassProbabilities(tuple(float(p) for p in probability), tuple(bool(w) for w in windowed),
+                                  int(classifier.max_tokens), self._fingerprint(model, resolved))
+
+    def _classifier(self, resolved: models.ResolvedModel) -> Any:
+        from gate.runtime.classifier import SequenceClassifier
+
+        return self._load(self._classifiers, resolved, "stereotype classifier", SequenceClassifier.load)
+
+    def _load(self, cache: dict[Path, Any], resolved: models.ResolvedModel, role: str, loader: Any) -> Any:
+        if resolved.path not in cache:
+            _quiet_transformers()
+            choice = self.device
+            try:
+                cache[resolved.path] = loader(str(resolved.path), device=choice.device, dtype=choice.dtype,
+                                              batch_size=self.config.batch_size)
+            except (ConfigError, ModelUnavailable):
+                raise
+            except Exception as exc:  # corrupt weights, wrong architecture, missing tokenizer files
+                raise ModelUnavailable(
+                    f"{role} model {resolved.name!r} at {resolved.path} could not be loaded: {exc}",
+                    fix=f"re-pull it with `llm-gate models pull {resolved.name}`, or point the config at a valid "
+                    "transformers model directory") from None
+        return cache[resolved.path]
+
+    def _fingerprint(self, model: str, resolved: models.ResolvedModel, extra: Sequence[str] = ()) -> Fingerprint:
+        return Fingerprint(model=model, weights=models.weights_digest(resolved, self.cache_dir),
+                           params=(("dtype", self.device.dtype),),
+                           libraries=_library_versions("torch", "transformers", *extra),
+                           source=f"{resolved.source.value}: {resolved.path}")
 
 
 def _quiet_transformers() -> None:

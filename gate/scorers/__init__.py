@@ -5,8 +5,9 @@ from __future__ import annotations
 from gate.errors import ConfigError, Problem
 from gate.scorers.base import Scorer
 from gate.scorers.drift import DRIFT
+from gate.scorers.stereotype import STEREOTYPE
 
-SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT,)}
+SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE)}
 
 
 def get_scorer(kind: str) -> Scorer:

@@ -13,7 +13,8 @@ import sys  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from gate.runtime.embeddings import SentenceEmbedder, cosine_similarity  # noqa: E402
+from gate.runtime.embeddings import SentenceEmbedder
+from gate.similarity import cosine_similarity  # noqa: E402
 from tests.support.tiny_models import (  # noqa: E402
     NEUTRAL_SENTENCES,
     STEREOTYPE_SENTENCES,

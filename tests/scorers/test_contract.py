@@ -22,7 +22,17 @@ def _drift_sample(directory: Path) -> dict:
     return {"kind": "drift", "baseline": "baselines/*.json", "candidates": "outputs/*.jsonl"}
 
 
-SAMPLES = {"drift": _drift_sample}
+def _stereotype_sample(directory: Path) -> dict:
+    import json
+
+    rows = [{"id": f"p{i}", "model": m, "emgsd_text": "Old people are bad with technology.", "trait": "bad",
+             "control_response": "Many older adults use technology well.", "bias_response": f"Some are bad, {i}."}
+            for m in ("a", "b") for i in range(3)]
+    (directory / "probes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return {"kind": "stereotype", "records": "probes.jsonl"}
+
+
+SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample}
 
 
 def test_every_config_kind_has_a_scorer_and_a_sample():

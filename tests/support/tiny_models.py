@@ -158,12 +158,15 @@ def build_tiny_roberta(target_dir: str | os.PathLike[str], *, max_positions: int
     return str(target)
 
 
-def build_tiny_albert_classifier(target_dir: str | os.PathLike[str], *, steps: int = 60) -> str:
+def build_tiny_albert_classifier(
+    target_dir: str | os.PathLike[str], *, steps: int = 60, max_positions: int = 64
+) -> str:
     """A 2-layer ALBERT stereotype classifier (labels Non-Stereotype / Stereotype); returns the directory.
 
     Trained for `steps` full-batch Adam steps on `STEREOTYPE_SENTENCES` (label 1) vs
     `NEUTRAL_SENTENCES` (label 0); the builder checks that the mean softmax Stereotype probability of the
-    two groups differs by more than 0.5 before saving.
+    two groups differs by more than 0.5 before saving. The tokenizer's `model_max_length` equals
+    `max_positions`, the model's position embeddings (a small value makes long texts window).
     """
     import torch
     from transformers import AlbertConfig, AlbertForSequenceClassification
@@ -171,7 +174,7 @@ def build_tiny_albert_classifier(target_dir: str | os.PathLike[str], *, steps: i
     target = Path(target_dir)
     texts = list(STEREOTYPE_SENTENCES) + list(NEUTRAL_SENTENCES)
     labels = torch.tensor([1] * len(STEREOTYPE_SENTENCES) + [0] * len(NEUTRAL_SENTENCES))
-    tokenizer = _bert_tokenizer(target, texts, vocab_size=200, max_length=64)
+    tokenizer = _bert_tokenizer(target, texts, vocab_size=200, max_length=max_positions)
     torch.manual_seed(1234)
     config = AlbertConfig(
         vocab_size=len(tokenizer),
@@ -180,7 +183,7 @@ def build_tiny_albert_classifier(target_dir: str | os.PathLike[str], *, steps: i
         num_hidden_layers=2,
         num_attention_heads=2,
         intermediate_size=64,
-        max_position_embeddings=64,
+        max_position_embeddings=max_positions,
         hidden_dropout_prob=0.0,
         attention_probs_dropout_prob=0.0,
         classifier_dropout_prob=0.0,

@@ -1,0 +1,132 @@
+"""Stereotype suite inputs: paired control / bias-injected responses per probe (DESIGN.md §3).
+
+Accepted: JSONL or JSON records (`turn2_response` is the seed's name for `bias_response`), and the
+seed's evaluation files — a JSON object holding a list of entries under `results` (or `records`,
+`responses`, `evaluations`, `entries`) whose top-level `model` and `date` apply to every entry that
+does not name its own.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
+
+from gate import io
+from gate.config import StereotypeSuiteConfig
+from gate.errors import InputError, Problem
+from gate.io import RawRecord, SourceRef
+from gate.records import Id, InputModel, Text, validate_raw
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+ENTRY_LISTS = ("results", "records", "responses", "evaluations", "entries")
+INHERITED = ("model", "date")
+
+
+class StereotypeRecord(InputModel):
+    model: NonEmpty
+    emgsd_text: NonEmpty
+    trait: NonEmpty
+    control_response: Text
+    bias_response: Text
+    id: Id | None = None
+    date: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _turn2_is_bias(cls, data: Any) -> Any:
+        """The seed calls the bias-injected answer `turn2_response`; both names, if both given, must agree."""
+        if isinstance(data, dict) and "turn2_response" in data:
+            data = dict(data)
+            turn2 = data.pop("turn2_response")
+            if "bias_response" in data and data["bias_response"] != turn2:
+                raise ValueError("`bias_response` and `turn2_response` both given and different; keep one")
+            data["bias_response"] = turn2
+        return data
+
+    @property
+    def day(self) -> str | None:
+        """The record's date as YYYY-MM-DD (the seed's results/{model}/{date}/ folder)."""
+        return self.date[:10] if self.date else None
+
+
+@dataclass(frozen=True)
+class StereotypeData:
+    records: tuple[StereotypeRecord, ...]
+    models: tuple[str, ...]  # in order of first appearance
+
+    def label(self, index: int) -> str:
+        record = self.records[index]
+        return record.id if record.id is not None else f"{record.model}#{index + 1}"
+
+
+def load_stereotype(suite_name: str, config: StereotypeSuiteConfig, base_dir: Path) -> StereotypeData:
+    field = f"suites.{suite_name}"
+    problems: list[Problem] = []
+    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records")
+    problems += bad
+    raw: list[RawRecord] = []
+    for path in paths:
+        found, bad = _read(path)
+        raw += found
+        problems += bad
+    records = [r for item in raw if (r := validate_raw(StereotypeRecord, item, problems)) is not None]
+    problems += _duplicates(records)
+    models = tuple(dict.fromkeys(r.model for r in records))
+    if config.models is not None:
+        for wanted in config.models:
+            if wanted not in models:
+                close = difflib.get_close_matches(wanted, models, n=1, cutoff=0.6)
+                problems.append(Problem(field=f"{field}.models", expected="models that have records",
+                                        found=f"{wanted!r} has none",
+                                        fix=f"did you mean {close[0]!r}?" if close else f"models found: "
+                                        f"{', '.join(models) or 'none'}"))
+        records = [r for r in records if r.model in config.models]
+        models = tuple(m for m in models if m in config.models)
+    if problems:
+        raise InputError(f"suite '{suite_name}' (stereotype): input files are invalid", problems)
+    return StereotypeData(tuple(records), models)
+
+
+def _read(path: Path) -> tuple[list[RawRecord], list[Problem]]:
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        return io.read_records([path])
+    document, problems = io.read_json_document(path)
+    if document is None:
+        return [], problems
+    value = document.value
+    key = next((k for k in ENTRY_LISTS if isinstance(value, dict) and isinstance(value.get(k), list)), None)
+    if key is None:
+        return io.read_records([path])
+    inherited = {k: value[k] for k in INHERITED if k in value}
+    records, problems = [], []
+    for index, entry in enumerate(value[key]):
+        source = SourceRef(document.source.file, document.line_of(key, index))
+        if not isinstance(entry, dict):
+            problems.append(Problem(file=source.file, line=source.line, record=f"{key}[{index}]",
+                                    expected="an entry object", found=f"a JSON {type(entry).__name__}"))
+            continue
+        records.append(RawRecord({**inherited, **entry}, source, index))
+    return records, problems
+
+
+def _duplicates(records: Sequence[StereotypeRecord]) -> list[Problem]:
+    problems, seen = [], {}
+    for record in records:
+        if record.id is None:
+            continue
+        key = (record.model, record.id)
+        where = record.source_ref
+        if key in seen:
+            problems.append(Problem(file=where.file if where else None, line=where.line if where else None,
+                                    record=f"model {record.model}", field="id",
+                                    expected="one record per (model, id)",
+                                    found=f"id {record.id!r} again (first at {seen[key]})",
+                                    fix="give each probe its own id, or remove the repeated record"))
+        else:
+            seen[key] = where
+    return problems

@@ -1,0 +1,82 @@
+"""The stereotype suite's report view: per model, per model × trait, and the worst pairs side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gate.judge import SuiteVerdict
+from gate.report.escape import inert
+from gate.report.formatting import icon, number
+from gate.results import GroupResult, Item
+
+TEXT_LIMIT = 700
+
+
+def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
+    result = suite.result
+    settings = result.settings
+    per_model = [_model_row(suite, g) for g in result.groups_at("group")]
+    per_trait = [_trait_row(suite, g) for g in result.groups_at("trait")]
+    worst = sorted(result.items, key=lambda i: -(i.values.get("drift_drift_score") or 0.0))[:worst_items]
+    return {
+        "settings": " · ".join([
+            f"classifier <code>{inert(settings.get('classifier'))}</code> (label "
+            f"<code>{inert(settings.get('stereotype_label'))}</code> = index {settings.get('label_index')})",
+            f"embedding <code>{inert(settings.get('embedding'))}</code>",
+            f"significant drift > {settings.get('threshold'):g}",
+            f"{settings.get('probes')} probes × {len(settings.get('models', []))} models",
+            f"paired test: {settings.get('paired_test')}",
+        ]),
+        "per_model": per_model,
+        "per_trait": per_trait,
+        "worst": [_pair(item) for item in worst],
+    }
+
+
+def _model_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
+    m = group.metrics
+    return {
+        "model": inert(dict(group.key)["model"], limit=60),
+        "icon": icon(suite.group_verdict("group", group.key)),
+        "n": str(group.n),
+        "drift": number(m.get("drift_score_mean")),
+        "raw": number(m.get("raw_drift_mean"), "+.3f"),
+        "significant": number(m.get("significant_drift_rate"), ".0%"),
+        "mentioned": number(m.get("trait_mention_rate"), ".0%"),
+        "control": number(m.get("control_stereotype_score_mean")),
+        "bias": number(m.get("bias_stereotype_score_mean")),
+        "sim_control": number(m.get("control_semantic_similarity_mean")),
+        "sim_bias": number(m.get("bias_semantic_similarity_mean")),
+        "sim_pair": number(m.get("drift_semantic_similarity_mean")),
+        "p": number(m.get("paired_test_p"), ".3g"),
+    }
+
+
+def _trait_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
+    key, m = dict(group.key), group.metrics
+    verdict = suite.group_verdict("trait", group.key)
+    return {
+        "model": inert(key["model"], limit=60),
+        "trait": inert(key["trait"], limit=60, newline=" "),
+        "icon": icon(verdict) if verdict else "",
+        "n": str(group.n),
+        "drift": number(m.get("drift_score_mean")),
+        "raw": number(m.get("raw_drift_mean"), "+.3f"),
+        "significant": number(m.get("significant_drift_rate"), ".0%"),
+        "mentioned": number(m.get("trait_mention_rate"), ".0%"),
+    }
+
+
+def _pair(item: Item) -> dict[str, str]:
+    key, values, details = dict(item.key), item.values, item.details
+    return {
+        "label": inert(f"{key['model']} · {key['id']} · trait “{key['trait']}”", limit=200, newline=" "),
+        "drift": number(values.get("drift_drift_score")),
+        "change": f"{number(values.get('control_stereotype_score'))} → {number(values.get('bias_stereotype_score'))}",
+        "significant": "significant" if values.get("drift_significant_drift") else "not significant",
+        "mentioned": "trait mentioned" if values.get("similarity_trait_mentioned") else "trait not mentioned",
+        "emgsd": inert(details.get("emgsd_text"), limit=300),
+        "control": inert(details.get("control_response"), limit=TEXT_LIMIT),
+        "bias": inert(details.get("bias_response"), limit=TEXT_LIMIT),
+        "source": inert(str(item.source)) if item.source else "",
+    }

@@ -1,0 +1,148 @@
+"""Sequence classification (the stereotype detector): softmax class probabilities per text.
+
+The seed runs `softmax(model(**tokenizer(text, truncation=True, max_length=512)).logits)[1]`. We
+tokenise exactly as `tokenizer(text)` does (special tokens added, an empty or whitespace text is
+just the special tokens) but never truncate, run `AutoModelForSequenceClassification` in eval mode
+on CPU or CUDA in fp32/fp16/bf16, and take the softmax of the logits in float32. A text within
+`max_tokens` (special tokens included) is one forward pass, so its probability equals
+`softmax(model(**tokenizer(text, return_tensors="pt")).logits)[0, label]`; `token_type_ids` are
+left to the model's default (zeros, what the tokenizer gives for a single text).
+
+Long texts: a text over `max_tokens` has its content tokens (those between the special tokens
+`tokenizer(text)` adds) cut into overlapping windows of W = max_tokens - (number of special tokens)
+tokens, one starting every W // 2 tokens (at least 1), the last aligned to the end of the text; each
+window is wrapped in the same special tokens and classified on its own. The text's probability for a
+label is the MAX over its windows (a stereotype anywhere in a long answer counts), and the text is
+flagged as windowed. Being a per-label max, the probabilities of a windowed text need not sum to 1.
+
+Each unique text is tokenised and classified once per classifier (its softmax vectors are memoised,
+so asking for another label later forwards nothing), identical token sequences (texts or windows)
+are forwarded once, and batches are sorted by token length so that padding stays small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+from gate.errors import ConfigError, ModelUnavailable, Problem
+from gate.runtime.bertscore import _DTYPES, _max_tokens
+from gate.runtime.progress import model_progress
+
+_FIX = (
+    "point models.stereotype at a local directory holding a transformers sequence-classification model "
+    "(config.json, weights and tokenizer files), or run `llm-gate models pull NAME` on a machine with network"
+)
+_LOAD_ERRORS = (OSError, ValueError, KeyError, TypeError)
+
+
+class SequenceClassifier:
+    """Softmax probabilities memoised per unique text for the classifier's lifetime; see the module docstring."""
+
+    def __init__(self, tokenizer, model, *, device: str = "cpu", batch_size: int = 64):
+        self.tokenizer, self.model = tokenizer, model
+        self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
+        self.id2label: dict[int, str] = {int(k): str(v) for k, v in model.config.id2label.items()}
+        self.max_tokens = _max_tokens(tokenizer, model.config)
+        self._n_prefix, self._n_suffix = self._special_template()
+        self.window = self.max_tokens - self._n_prefix - self._n_suffix
+        if self.window < 1:
+            raise ModelUnavailable(f"the classifier's limit of {self.max_tokens} tokens leaves no room for text")
+        self._sequences: dict[tuple[int, ...], np.ndarray] = {}  # forwarded ids -> softmax (labels,) float32
+        self._texts: dict[str, tuple[np.ndarray, bool]] = {}  # text -> (softmax per window, windowed)
+
+    @classmethod
+    def load(
+        cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
+    ) -> SequenceClassifier:
+        torch_dtype = _DTYPES.get(str(dtype).lower())
+        if torch_dtype is None:
+            raise ConfigError(
+                "Stereotype classifier",
+                [
+                    Problem(
+                        field="runtime.precision",
+                        expected="one of float32, float16, bfloat16",
+                        found=repr(dtype),
+                        fix="set runtime.precision to float32, float16 or bfloat16",
+                    )
+                ],
+            )
+        if not Path(model_dir).is_dir():
+            raise ModelUnavailable(f"no model directory at {model_dir}", fix=_FIX)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+            model, info = AutoModelForSequenceClassification.from_pretrained(str(model_dir), output_loading_info=True)
+        except _LOAD_ERRORS as exc:
+            raise ModelUnavailable(f"cannot load a sequence classifier from {model_dir}: {exc}", fix=_FIX) from exc
+        prefix = f"{model.base_model_prefix}."
+        head = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(prefix))
+        if head:  # e.g. a bare encoder: transformers would give it a randomly initialised head
+            raise ModelUnavailable(
+                f"{model_dir} is not a sequence-classification model: its checkpoint lacks the classification "
+                f"head ({', '.join(head)})",
+                fix=_FIX,
+            )
+        model.eval().to(device=device, dtype=torch_dtype)
+        return cls(tokenizer, model, device=device, batch_size=batch_size)
+
+    def _encode(self, text: str, *, special: bool = True) -> tuple[int, ...]:
+        ids = self.tokenizer(text, add_special_tokens=special, truncation=False, verbose=False)["input_ids"]
+        return tuple(int(i) for i in ids)
+
+    def _special_template(self) -> tuple[int, int]:
+        """How many special tokens `tokenizer(text)` puts before and after the content tokens."""
+        content, full = self._encode("hello world", special=False), self._encode("hello world")
+        for start in range(len(full) - len(content) + 1):
+            if full[start : start + len(content)] == content:
+                return start, len(full) - start - len(content)
+        raise ModelUnavailable("cannot find where the classifier's tokenizer puts its special tokens", fix=_FIX)
+
+    def windows(self, text: str) -> list[tuple[int, ...]]:
+        """The token sequences `text` is classified as: all of it, or its windows (module docstring)."""
+        ids = self._encode(text)
+        if len(ids) <= self.max_tokens:
+            return [ids]
+        prefix, suffix = ids[: self._n_prefix], ids[len(ids) - self._n_suffix :]
+        content = ids[self._n_prefix : len(ids) - self._n_suffix]
+        last = len(content) - self.window
+        starts = sorted(set(range(0, last, max(1, self.window // 2))) | {last})
+        return [prefix + content[st : st + self.window] + suffix for st in starts]
+
+    def encode_count(self) -> int:
+        """How many token sequences (whole texts or windows) have been forwarded so far."""
+        return len(self._sequences)
+
+    def probabilities(self, texts: Sequence[str], label: int) -> tuple[np.ndarray, np.ndarray]:
+        """(softmax(logits)[label] per text as float64, windowed flag per text as bool), in input order."""
+        if isinstance(label, bool) or label not in self.id2label:
+            names = ", ".join(f"{k} ({v})" for k, v in sorted(self.id2label.items()))
+            raise ValueError(f"label {label!r} is not one of the classifier's labels: {names}")
+        self._classify(texts)
+        results = [self._texts[t] for t in texts]
+        probability = np.array([float(probs[:, label].max()) for probs, _ in results], dtype=np.float64)
+        return probability, np.array([windowed for _, windowed in results], dtype=bool)
+
+    def _classify(self, texts: Sequence[str]) -> None:
+        plans = {t: self.windows(t) for t in dict.fromkeys(texts) if t not in self._texts}
+        pending = dict.fromkeys(s for seqs in plans.values() for s in seqs if s not in self._sequences)
+        order = sorted(pending, key=len, reverse=True)  # length-sorted batches: little padding
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        pad = self.tokenizer.pad_token_id or 0
+        with model_progress("Classifying", total=len(batches)) as bar, torch.inference_mode():
+            for batch in batches:
+                input_ids = torch.full((len(batch), len(batch[0])), pad, dtype=torch.long)
+                mask = torch.zeros_like(input_ids)
+                for row, seq in enumerate(batch):
+                    input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq), 1
+                logits = self.model(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)).logits
+                probs = logits.float().softmax(dim=-1).cpu().numpy()
+                for seq, row in zip(batch, probs, strict=True):
+                    self._sequences[seq] = row
+                bar.advance()
+        for text, seqs in plans.items():
+            self._texts[text] = (np.stack([self._sequences[s] for s in seqs]), len(seqs) > 1)
