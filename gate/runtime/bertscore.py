@@ -36,6 +36,7 @@ import torch
 from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
+from gate.runtime import tokens
 from gate.runtime.progress import model_progress
 
 
@@ -43,17 +44,6 @@ def _config_error(title: str, **problem) -> ConfigError:
     return ConfigError(title, [Problem(**problem)])
 
 
-_DTYPES = {
-    **dict.fromkeys(("float32", "fp32"), torch.float32),
-    **dict.fromkeys(("float16", "fp16", "half"), torch.float16),
-    **dict.fromkeys(("bfloat16", "bf16"), torch.bfloat16),
-}
-# Model types whose position ids start at padding_idx + 1 (RoBERTa-style learned positions).
-_POSITION_OFFSET_TYPES = frozenset(
-    "roberta xlm-roberta xlm-roberta-xl camembert longformer roberta-prelayernorm data2vec-text mpnet "
-    "ibert xmod luke".split()
-)
-_NO_LIMIT = 10**9
 _PREFIX_SPACE = (GPT2Tokenizer, RobertaTokenizer)  # bert-score encodes these with add_prefix_space=True
 
 
@@ -120,22 +110,12 @@ def _find_layers(model) -> tuple[int, object]:
     raise ModelUnavailable(f"BERTScore does not support the architecture {type(model).__name__}")
 
 
-def _max_tokens(tokenizer, config) -> int:
-    """min(tokenizer.model_max_length, max_position_embeddings - RoBERTa-style offset)."""
-    limits = [getattr(tokenizer, "model_max_length", None)]
-    positions = getattr(config, "max_position_embeddings", None)
-    if isinstance(positions, int):
-        offset = (config.pad_token_id or 0) + 1 if config.model_type in _POSITION_OFFSET_TYPES else 0
-        limits.append(positions - offset)
-    return min([x for x in limits if isinstance(x, int) and 0 < x < _NO_LIMIT], default=_NO_LIMIT)
-
-
 class BertScoreEngine:
     """Token states memoized per unique text for the engine's lifetime; see the module docstring."""
 
     def __init__(self, tokenizer, model, *, layer: int, num_layers: int, device: str, batch_size: int):
         self.tokenizer, self.model, self.layer, self.num_layers = tokenizer, model, layer, num_layers
-        self.max_tokens = _max_tokens(tokenizer, model.config)
+        self.max_tokens = tokens.max_tokens(tokenizer, model.config)
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
         self._kwargs = {"verbose": False}
         if isinstance(tokenizer, _PREFIX_SPACE):
@@ -152,15 +132,7 @@ class BertScoreEngine:
     def load(
         cls, model_dir: str, *, layer: int, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
     ) -> BertScoreEngine:
-        torch_dtype = _DTYPES.get(str(dtype).lower())
-        if torch_dtype is None:
-            raise _config_error(
-                "BERTScore model",
-                field="runtime.precision",
-                expected="one of float32, float16, bfloat16",
-                found=repr(dtype),
-                fix="set runtime.precision to float32, float16 or bfloat16",
-            )
+        torch_dtype = tokens.torch_dtype(dtype, "BERTScore model")
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(model_dir), use_fast=False)
             if isinstance(tokenizer, _PREFIX_SPACE) and not getattr(tokenizer, "add_prefix_space", False):
@@ -194,12 +166,10 @@ class BertScoreEngine:
         return tuple(self.tokenizer.encode(text, add_special_tokens=False, **self._kwargs)) if text else ()
 
     def _special_template(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        content = self._content_ids("hello world")
-        full = tuple(self.tokenizer.encode("hello world", add_special_tokens=True, **self._kwargs))
-        for start in range(len(full) - len(content) + 1):
-            if full[start : start + len(content)] == content:
-                return full[:start], full[start + len(content) :]
-        raise ModelUnavailable("cannot find where the BERTScore tokenizer puts its special tokens")
+        def encode(text: str, special: bool) -> tuple[int, ...]:
+            return tuple(self.tokenizer.encode(text, add_special_tokens=special, **self._kwargs))
+
+        return tokens.special_template(encode, "BERTScore")
 
     def token_ids(self, text: str) -> tuple[int, ...]:
         """All token ids of `text`, special tokens included, never truncated."""
@@ -218,10 +188,7 @@ class BertScoreEngine:
 
     def _windows(self, ids: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
         """(start, ids) of each window of a long text, in order."""
-        content = ids[len(self._prefix) : len(ids) - len(self._suffix)]
-        last = len(content) - self.window
-        starts = sorted(set(range(0, last, max(1, self.window // 2))) | {last})
-        return [(st, self._prefix + content[st : st + self.window] + self._suffix) for st in starts]
+        return tokens.windows(ids, self._prefix, self._suffix, self.window)
 
     def _encode(self, texts: Sequence[str]) -> None:
         todo = list(dict.fromkeys(ids for ids in map(self.token_ids, texts) if ids not in self._states))
@@ -229,15 +196,9 @@ class BertScoreEngine:
         for ids in todo:
             windows = [w for _, w in self._windows(ids)] if len(ids) > self.max_tokens else [ids]
             sequences.update(dict.fromkeys(windows))
-        order = sorted(sequences, key=len, reverse=True)  # length-sorted batches: little padding
-        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
-        pad = self.tokenizer.pad_token_id or 0
+        batches = tokens.padded_batches(sequences, self.batch_size, self.tokenizer.pad_token_id or 0)
         with model_progress("BERTScore: encoding", total=len(batches)) as bar, torch.inference_mode():
-            for batch in batches:
-                input_ids = torch.full((len(batch), len(batch[0])), pad, dtype=torch.long)
-                mask = torch.zeros_like(input_ids)
-                for row, seq in enumerate(batch):
-                    input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq), 1
+            for batch, input_ids, mask in batches:
                 out = self.model(input_ids.to(self.device), attention_mask=mask.to(self.device))[0]
                 out = out.float().cpu()
                 for row, seq in enumerate(batch):

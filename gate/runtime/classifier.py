@@ -29,8 +29,8 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from gate.errors import ConfigError, ModelUnavailable, Problem
-from gate.runtime.bertscore import _DTYPES, _max_tokens
+from gate.errors import ModelUnavailable
+from gate.runtime import tokens
 from gate.runtime.progress import model_progress
 
 _FIX = (
@@ -47,9 +47,9 @@ class SequenceClassifier:
         self.tokenizer, self.model = tokenizer, model
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
         self.id2label: dict[int, str] = {int(k): str(v) for k, v in model.config.id2label.items()}
-        self.max_tokens = _max_tokens(tokenizer, model.config)
-        self._n_prefix, self._n_suffix = self._special_template()
-        self.window = self.max_tokens - self._n_prefix - self._n_suffix
+        self.max_tokens = tokens.max_tokens(tokenizer, model.config)
+        self._prefix, self._suffix = tokens.special_template(self._encode, "classifier")
+        self.window = self.max_tokens - len(self._prefix) - len(self._suffix)
         if self.window < 1:
             raise ModelUnavailable(f"the classifier's limit of {self.max_tokens} tokens leaves no room for text")
         self._sequences: dict[tuple[int, ...], np.ndarray] = {}  # forwarded ids -> softmax (labels,) float32
@@ -59,19 +59,7 @@ class SequenceClassifier:
     def load(
         cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
     ) -> SequenceClassifier:
-        torch_dtype = _DTYPES.get(str(dtype).lower())
-        if torch_dtype is None:
-            raise ConfigError(
-                "Stereotype classifier",
-                [
-                    Problem(
-                        field="runtime.precision",
-                        expected="one of float32, float16, bfloat16",
-                        found=repr(dtype),
-                        fix="set runtime.precision to float32, float16 or bfloat16",
-                    )
-                ],
-            )
+        torch_dtype = tokens.torch_dtype(dtype, "Stereotype classifier")
         if not Path(model_dir).is_dir():
             raise ModelUnavailable(f"no model directory at {model_dir}", fix=_FIX)
         try:
@@ -90,28 +78,17 @@ class SequenceClassifier:
         model.eval().to(device=device, dtype=torch_dtype)
         return cls(tokenizer, model, device=device, batch_size=batch_size)
 
-    def _encode(self, text: str, *, special: bool = True) -> tuple[int, ...]:
+    def _encode(self, text: str, special: bool = True) -> tuple[int, ...]:
         ids = self.tokenizer(text, add_special_tokens=special, truncation=False, verbose=False)["input_ids"]
         return tuple(int(i) for i in ids)
-
-    def _special_template(self) -> tuple[int, int]:
-        """How many special tokens `tokenizer(text)` puts before and after the content tokens."""
-        content, full = self._encode("hello world", special=False), self._encode("hello world")
-        for start in range(len(full) - len(content) + 1):
-            if full[start : start + len(content)] == content:
-                return start, len(full) - start - len(content)
-        raise ModelUnavailable("cannot find where the classifier's tokenizer puts its special tokens", fix=_FIX)
 
     def windows(self, text: str) -> list[tuple[int, ...]]:
         """The token sequences `text` is classified as: all of it, or its windows (module docstring)."""
         ids = self._encode(text)
         if len(ids) <= self.max_tokens:
             return [ids]
-        prefix, suffix = ids[: self._n_prefix], ids[len(ids) - self._n_suffix :]
-        content = ids[self._n_prefix : len(ids) - self._n_suffix]
-        last = len(content) - self.window
-        starts = sorted(set(range(0, last, max(1, self.window // 2))) | {last})
-        return [prefix + content[st : st + self.window] + suffix for st in starts]
+        prefix, suffix = ids[: len(self._prefix)], ids[len(ids) - len(self._suffix) :]
+        return [seq for _, seq in tokens.windows(ids, prefix, suffix, self.window)]
 
     def encode_count(self) -> int:
         """How many token sequences (whole texts or windows) have been forwarded so far."""
@@ -130,15 +107,9 @@ class SequenceClassifier:
     def _classify(self, texts: Sequence[str]) -> None:
         plans = {t: self.windows(t) for t in dict.fromkeys(texts) if t not in self._texts}
         pending = dict.fromkeys(s for seqs in plans.values() for s in seqs if s not in self._sequences)
-        order = sorted(pending, key=len, reverse=True)  # length-sorted batches: little padding
-        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
-        pad = self.tokenizer.pad_token_id or 0
+        batches = tokens.padded_batches(pending, self.batch_size, self.tokenizer.pad_token_id or 0)
         with model_progress("Classifying", total=len(batches)) as bar, torch.inference_mode():
-            for batch in batches:
-                input_ids = torch.full((len(batch), len(batch[0])), pad, dtype=torch.long)
-                mask = torch.zeros_like(input_ids)
-                for row, seq in enumerate(batch):
-                    input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq), 1
+            for batch, input_ids, mask in batches:
                 logits = self.model(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)).logits
                 probs = logits.float().softmax(dim=-1).cpu().numpy()
                 for seq, row in zip(batch, probs, strict=True):
