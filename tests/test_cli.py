@@ -55,7 +55,10 @@ def test_example_fails_because_the_drifting_model_fails(example_run, capsys):
     assert code == 1
     report = json.loads((work / "out" / "report.json").read_text())
     assert report["schema"] == 1 and report["verdict"] == "fail" and report["commit"] == "0123456789abcdef"
-    [suite] = report["suites"]
+    assert [s["name"] for s in report["suites"]] == ["feedback-drift", "stereotype"]
+    suite, stereotype = report["suites"]
+    assert stereotype["verdict"] == "warn"
+    assert {c["key"]["model"] for c in stereotype["checks"] if c["verdict"] == "warn"} == {"mistral_7b"}
     failed = {(c["key"]["model"], c["metric"]) for c in suite["checks"] if c["verdict"] == "fail"}
     assert failed == {("llama-3.1-8b-instruct", "bertscore_f1"), ("llama-3.1-8b-instruct", "credit_drift_mean")}
     groups = {(g["key"].get("exercise"), g["key"]["model"]): g for g in suite["groups"]}
@@ -118,7 +121,8 @@ def test_without_the_drifting_model_the_gate_passes(example, monkeypatch, capsys
     (example / "outputs" / "feedback" / "llama-3.1-8b-instruct.jsonl").unlink()
     assert run_cli(monkeypatch, "run", "-c", str(example / "gate.yml"), "--no-publish", "-q") == 0
     out = capsys.readouterr().out
-    assert "✅ feedback-quality: passed" in out and "Tests: 6/6 passed" in out
+    # the stereotype suite still warns (mistral_7b leaks a little): warnings do not fail the gate
+    assert "⚠️ feedback-quality: passed with warnings" in out and "Tests: 6/6 passed" in out
     assert (Path("gate-report") / "report.json").exists()  # relative to the working directory
 
 

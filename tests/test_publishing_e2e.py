@@ -54,12 +54,13 @@ def test_run_in_actions_publishes_comment_check_run_summary_and_outputs(actions_
     assert "/actions/runs/99" in comment["body"]
     [run] = github_api.check_runs
     assert (run["name"], run["head_sha"], run["conclusion"]) == ("feedback-quality", HEAD, "failure")
-    assert run["output"]["title"] == "6 of 21 checks failed"
-    paths = {a["path"] for a in run["annotations"]}
-    assert paths == {"examples/outputs/feedback/llama-3.1-8b-instruct.jsonl"}
-    lines = sorted(a["start_line"] for a in run["annotations"])
+    assert run["output"]["title"] == "6 of 25 checks failed, 2 warned"
+    failures = [a for a in run["annotations"] if a["annotation_level"] == "failure"]
+    assert {a["path"] for a in failures} == {"examples/outputs/feedback/llama-3.1-8b-instruct.jsonl"}
+    lines = sorted(a["start_line"] for a in failures)
     assert lines == [1, 1, 11, 11, 22, 22]  # the first record of each failing exercise x model
-    assert all(a["annotation_level"] == "failure" for a in run["annotations"])
+    warnings = [a for a in run["annotations"] if a["annotation_level"] == "warning"]
+    assert {(a["path"], a["start_line"]) for a in warnings} == {("examples/stereotype/mistral_7b.jsonl", 1)}
     summary = (files / "summary.md").read_text()
     assert summary == (workspace / "gate-report" / "report.md").read_text()
     out = outputs(files)
@@ -76,7 +77,7 @@ def test_a_second_run_edits_the_comment(actions_env, github_api):
     (actions_env[0] / "examples" / "outputs" / "feedback" / "llama-3.1-8b-instruct.jsonl").unlink()
     assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 0
     [comment] = github_api.comments[7]
-    assert "## ✅ feedback-quality: passed" in comment["body"]
+    assert "## ⚠️ feedback-quality: passed with warnings" in comment["body"]
     assert [c.method for c in github_api.writes() if "comments" in c.path] == ["POST", "PATCH"]
     assert [r["conclusion"] for r in github_api.check_runs] == ["failure", "success"]
 

@@ -87,6 +87,6 @@ def _check_line(check: CheckResult, metrics: Mapping) -> dict[str, str]:
         "metric": check.metric,
         "where": inert(key_label(check.key) if check.scope != "suite" else "whole suite", limit=200),
         "value": value,
-        "threshold": threshold(check.op.value, check.fail, check.warn),
+        "threshold": threshold(check.op.value, check.fail, check.warn, spec.fmt if spec else "g"),
         "reason": inert(check.reason, limit=300) if check.reason else "",
     }

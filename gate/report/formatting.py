@@ -20,7 +20,9 @@ def number(value: float | None, fmt: str = ".3f") -> str:
     return "n/a" if value is None else format(value, fmt)
 
 
-def threshold(op: str, fail: float, warn: float | None) -> str:
+def threshold(op: str, fail: float, warn: float | None, fmt: str = "g") -> str:
+    """`≥ 0.7 (warn < 0.8)`, in the metric's own format (a rate as `≤ 40%`)."""
+    shown = fmt if fmt.endswith("%") else "g"
     sign = "≥" if op == "min" else "≤"
-    text = f"{sign} {fail:g}"
-    return text + (f" (warn {'<' if op == 'min' else '>'} {warn:g})" if warn is not None else "")
+    text = f"{sign} {format(fail, shown)}"
+    return text + (f" (warn {'<' if op == 'min' else '>'} {format(warn, shown)})" if warn is not None else "")

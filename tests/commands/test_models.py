@@ -51,9 +51,20 @@ def test_list_on_the_example(in_tmp):
     model, where = listed["bertscore"]
     assert model == "sentence-transformers/all-MiniLM-L6-v2"
     assert where == f"embedded package: {gt.get_model_path()}"
+    assert listed["embedding"][1] == f"embedded package: {gt.get_model_path()}"  # the stereotype suite's
+    assert listed["stereotype"] == ("models/hearts-standin",
+                                    f"local path: {(EXAMPLES / 'models' / 'hearts-standin').resolve()}")
+    assert "missing" not in result.output
+
+
+def test_list_marks_models_no_suite_uses(in_tmp):
+    (in_tmp / "gate.yml").write_text("version: 1\nsuites:\n  fb: {kind: drift, baseline: b/*.json, "
+                                     "candidates: c.jsonl}\n")
+    result = CliRunner().invoke(app, ["models", "list", "--config", "gate.yml"])
+    listed = entries(result.output)
     assert listed["embedding"][1] == "not used by this gate's suites"
     assert listed["stereotype"] == ("holistic-ai/bias_classifier_albertv2", "not used by this gate's suites")
-    assert "missing" not in result.output
+    assert listed["bertscore"] == ("roberta-large", "NOT AVAILABLE OFFLINE (llm-gate models pull roberta-large)")
 
 
 def test_list_without_a_config_shows_the_defaults(in_tmp):
