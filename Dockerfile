@@ -51,7 +51,8 @@ RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/opt/llm-gate
 FROM deps AS models
 # Models baked into the image besides the embedded all-MiniLM-L6-v2 (needs network at build time).
 ARG PULL_MODELS="roberta-large holistic-ai/bias_classifier_albertv2"
-COPY gate/__init__.py gate/errors.py gate/io.py gate/jsonpos.py /tmp/pull/gate/
+COPY gate/__init__.py gate/errors.py gate/jsonpos.py /tmp/pull/gate/
+COPY gate/io/ /tmp/pull/gate/io/
 COPY gate/runtime/__init__.py gate/runtime/models.py /tmp/pull/gate/runtime/
 RUN if [ -n "${PULL_MODELS}" ]; then \
       cd /tmp/pull && HF_HUB_OFFLINE=0 python3 -m gate.runtime.models pull ${PULL_MODELS}; \

@@ -159,8 +159,10 @@ def _gate_imports(module: Path) -> set[Path]:
 def test_dockerfile_model_layer_copies_everything_the_model_module_imports():
     """The model layer runs gate.runtime.models alone; a new import there must be copied in too."""
     text = (REPO / "Dockerfile").read_text()
-    copied = {REPO / p for line in re.findall(r"^COPY (gate/[^\n]+) /tmp/pull/", text, flags=re.MULTILINE)
-              for p in line.split()}
+    copied = set()
+    for line in re.findall(r"^COPY (gate/[^\n]+) /tmp/pull/", text, flags=re.MULTILINE):
+        for source in map(REPO.joinpath, line.split()):
+            copied |= set(source.rglob("*.py")) if source.is_dir() else {source}
     todo, closure = [REPO / "gate" / "runtime" / "models.py"], set()
     while todo:
         module = todo.pop()

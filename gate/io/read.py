@@ -1,19 +1,16 @@
-"""Every file the gate reads or writes goes through here.
+"""Reading input files: text, JSON with positions, JSON/JSONL records.
+
+Part of `gate.io`, through which every file the gate reads or writes goes.
 
 Readers turn files into plain values with their source positions and collect every problem they
-meet (file, line, what was expected) instead of stopping at the first. Writers are atomic: a report
-is either the old file or the complete new one, never half-written.
+meet (file, line, what was expected) instead of stopping at the first.
 """
 
 from __future__ import annotations
 
-import csv
 import glob
-import io as _io
 import json
-import math
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,13 +129,19 @@ def read_json_document(path: Path) -> tuple[JsonDocument | None, list[Problem]]:
     return JsonDocument(value, source, lines), []
 
 
-def read_records(paths: Iterable[Path]) -> tuple[list[RawRecord], list[Problem]]:
-    """Objects from JSON (an array of objects, or one object) and JSONL files, with their lines."""
+def read_records(paths: Iterable[Path], tables: bool = False) -> tuple[list[RawRecord], list[Problem]]:
+    """Objects from JSON (an array of objects, or one object) and JSONL files, with their lines;
+    with `tables`, also rows of CSV and XLSX files (a header row names the fields)."""
+    from gate.io import tables as table_readers
+
     records: list[RawRecord] = []
     problems: list[Problem] = []
     for path in paths:
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
+        suffix = path.suffix.lower()
+        if suffix in (".jsonl", ".ndjson"):
             new, bad = _read_jsonl(path)
+        elif tables and suffix in table_readers.READERS:
+            new, bad = table_readers.READERS[suffix](path)
         else:
             new, bad = _read_json_records(path)
         records += new
@@ -196,86 +199,6 @@ def _read_json_records(path: Path) -> tuple[list[RawRecord], list[Problem]]:
     if not items:
         problems.append(Problem(file=document.source.file, expected="at least one record", found="an empty array"))
     return records, problems
-
-
-# ---------------------------------------------------------------- writing
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def to_json(value: Any) -> str:
-    return json.dumps(_finite(value), indent=2, ensure_ascii=False) + "\n"
-
-
-def write_json_atomic(path: Path, value: Any) -> None:
-    write_text_atomic(path, to_json(value))
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no NaN: a non-finite float is written as null (scorers report such values as unmeasured)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
-def write_csv_atomic(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]],
-                     booleans: tuple[str, str] = ("true", "false")) -> None:
-    """Floats at full precision, None and non-finite values as empty cells, booleans as given."""
-    buffer = _io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if v is None else _csv_value(v, booleans) for v in row])
-    write_text_atomic(path, buffer.getvalue())
-
-
-def _csv_value(value: Any, booleans: tuple[str, str]) -> Any:
-    if isinstance(value, bool):
-        return booleans[0] if value else booleans[1]
-    if isinstance(value, float):
-        return "" if not math.isfinite(value) else repr(value)
-    return value
-
-
-def append_text(path: Path, text: str) -> None:
-    """Append to a file another process owns (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as stream:
-        stream.write(text)
-
-
-def sha256_files(paths: Sequence[Path]) -> str:
-    """One digest over several files (weights), streamed so large models don't fill memory."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.name.encode())
-        with path.open("rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def read_json_quiet(path: Path) -> Any:

@@ -1,0 +1,28 @@
+"""Every file the gate reads or writes goes through here (DESIGN.md §2): readers that report every
+problem with its file and line, and atomic writers."""
+
+from gate.io.read import (
+    JsonDocument,
+    RawRecord,
+    SourceRef,
+    display_path,
+    expand_globs,
+    read_json_document,
+    read_json_quiet,
+    read_records,
+    read_text,
+)
+from gate.io.write import (
+    append_text,
+    sha256_files,
+    to_json,
+    write_csv_atomic,
+    write_json_atomic,
+    write_text_atomic,
+)
+
+__all__ = [
+    "JsonDocument", "RawRecord", "SourceRef", "append_text", "display_path", "expand_globs", "read_json_document",
+    "read_json_quiet", "read_records", "read_text", "sha256_files", "to_json", "write_csv_atomic",
+    "write_json_atomic", "write_text_atomic",
+]

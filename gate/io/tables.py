@@ -1,0 +1,73 @@
+"""Reading CSV and XLSX tables as records: a header row names the fields, each later row is a record.
+
+Part of `gate.io`. Empty cells are left out of a record (an optional field keeps its default); a
+row's line is its row number in the file, so problems and annotations point at it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+from pathlib import Path
+
+from gate.errors import InputError, Problem
+from gate.io.read import RawRecord, SourceRef, display_path, read_text
+
+
+def read_csv(path: Path) -> tuple[list[RawRecord], list[Problem]]:
+    shown = display_path(path)
+    try:
+        text = read_text(path, "input file")
+    except InputError as exc:
+        return [], list(exc.problems)
+    reader = csv.reader(_io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    try:
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
+        return [], [Problem(file=shown, line=reader.line_num, expected="valid CSV", found=str(exc))]
+    return _records(shown, rows)
+
+
+def read_xlsx(path: Path) -> tuple[list[RawRecord], list[Problem]]:
+    shown = display_path(path)
+    try:
+        from openpyxl import load_workbook
+
+        workbook = load_workbook(path, read_only=True, data_only=True)
+    except FileNotFoundError:
+        return [], [Problem(file=shown, expected="an existing file", found="no such file")]
+    except Exception as exc:  # openpyxl raises many types for a file that is not a workbook
+        return [], [Problem(file=shown, expected="an Excel workbook (.xlsx)", found=f"{type(exc).__name__}: {exc}",
+                            fix="save it as .xlsx, or export it as CSV")]
+    sheet = workbook.worksheets[0]
+    rows = [(number, ["" if v is None else v for v in row])
+            for number, row in enumerate(sheet.iter_rows(values_only=True), start=1)]
+    workbook.close()
+    return _records(shown, rows)
+
+
+def _records(shown: str, rows: list[tuple[int, list]]) -> tuple[list[RawRecord], list[Problem]]:
+    rows = [(line, row) for line, row in rows if any(str(cell).strip() for cell in row)]
+    if not rows:
+        return [], [Problem(file=shown, expected="a header row and at least one record", found="an empty table")]
+    (header_line, header), body = rows[0], rows[1:]
+    names = [str(cell).strip() for cell in header]
+    problems = []
+    if any(not name for name in names) or len(set(names)) != len(names):
+        problems.append(Problem(file=shown, line=header_line, expected="a header row of distinct column names",
+                                found=", ".join(repr(n) for n in names)))
+        return [], problems
+    if not body:
+        return [], [Problem(file=shown, expected="at least one record below the header", found="only a header")]
+    records = []
+    for line, row in body:
+        if len(row) > len(names):
+            problems.append(Problem(file=shown, line=line, expected=f"at most {len(names)} cells (the header's)",
+                                    found=f"{len(row)} cells"))
+            continue
+        data = {name: value for name, value in zip(names, row, strict=False) if str(value).strip() != ""}
+        records.append(RawRecord(data, SourceRef(shown, line), len(records)))
+    return records, problems
+
+
+READERS = {".csv": read_csv, ".xlsx": read_xlsx}
