@@ -19,3 +19,19 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.einsum("ij,ij->i", a, b) / norms
+
+
+def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
+    """All pairwise cosine similarities of the rows of an (n, dim) array -> (n, n). Never clipped."""
+    v = np.asarray(vectors, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    return unit @ unit.T
+
+
+def off_diagonal_mean(similarity: np.ndarray) -> float:
+    """Mean of the n(n−1) entries with i ≠ j (DESIGN.md §4: the seed's "Σ_{i≠j} sim − n" subtracts n twice)."""
+    n = similarity.shape[0]
+    if n < 2:
+        raise ValueError("needs at least two rows")
+    return float((similarity.sum() - np.trace(similarity)) / (n * (n - 1)))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gate.judge import SuiteVerdict, Verdict
-from gate.report import drift_export, stereotype_view
+from gate.report import drift_export, stability_view, stereotype_view
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
 from gate.results import GroupResult, Item, key_label
@@ -147,5 +147,5 @@ def _feedback_html(item: dict) -> str:
     return f"<b>{title}</b> ({item.get('credits', 0):g})<br>{description}"
 
 
-_VIEWS: dict[str, Callable[[SuiteVerdict, int], dict[str, Any]]] = {"drift": _drift,
-                                                                    "stereotype": stereotype_view.build}
+_VIEWS: dict[str, Callable[[SuiteVerdict, int], dict[str, Any]]] = {
+    "drift": _drift, "stereotype": stereotype_view.build, "stability": stability_view.build}

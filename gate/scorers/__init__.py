@@ -5,9 +5,10 @@ from __future__ import annotations
 from gate.errors import ConfigError, Problem
 from gate.scorers.base import Scorer
 from gate.scorers.drift import DRIFT
+from gate.scorers.stability import STABILITY
 from gate.scorers.stereotype import STEREOTYPE
 
-SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE)}
+SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY)}
 
 
 def get_scorer(kind: str) -> Scorer:

@@ -32,7 +32,14 @@ def _stereotype_sample(directory: Path) -> dict:
     return {"kind": "stereotype", "records": "probes.jsonl"}
 
 
-SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample}
+def _stability_sample(directory: Path) -> dict:
+    (directory / "r.csv").write_text("model,task,question_id,variant_id,variation,response,token_logprobs\n" + "".join(
+        f"{m},{t},{q},v{v},var{v},answer {q} {v % 2},[-0.{v + 1}]\n"
+        for m in ("a", "b") for t in ("x", "y") for q in (1, 2) for v in range(3)))
+    return {"kind": "stability", "records": "r.csv"}
+
+
+SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample, "stability": _stability_sample}
 
 
 def test_every_config_kind_has_a_scorer_and_a_sample():

@@ -1,0 +1,112 @@
+"""Stability suite inputs: one response per (model, task, question, prompt variant) — JSON, JSONL, CSV, XLSX."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, field_validator
+
+from gate import io
+from gate.config import StabilitySuiteConfig
+from gate.errors import InputError, Problem
+from gate.records import Id, InputModel, Text, validate_raw
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+def _json_list(value: Any) -> Any:
+    """A CSV/XLSX cell holds the list as JSON text: "[-0.01, -0.2]"."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise ValueError("a JSON list of numbers, e.g. [-0.01, -0.2]") from None
+    return value
+
+
+class StabilityRecord(InputModel):
+    model: NonEmpty
+    task: NonEmpty
+    question_id: Id
+    response: Text
+    variant_id: Id | None = None
+    variation: str | None = None  # the prompt change this variant applies ("paraphrase", "typo", ...)
+    prompt: str | None = None
+    token_logprobs: Annotated[list[float] | None, BeforeValidator(_json_list)] = None
+    answer_probability: float | None = Field(None, ge=0.0, le=1.0)
+
+    @field_validator("token_logprobs")
+    @classmethod
+    def _log_probabilities(cls, values: list[float] | None) -> list[float] | None:
+        if values is None:
+            return None
+        for value in values:
+            if not math.isfinite(value) or value > 1e-6:
+                raise ValueError("natural-log token probabilities, each finite and ≤ 0")
+        return values or None
+
+    @property
+    def question(self) -> tuple[str, str, str]:
+        return (self.model, self.task, self.question_id)
+
+
+@dataclass(frozen=True)
+class StabilityData:
+    records: tuple[StabilityRecord, ...]
+    variants: tuple[str, ...]  # the variant id of each record (given, or its position in its question)
+    models: tuple[str, ...]
+
+
+def load_stability(suite_name: str, config: StabilitySuiteConfig, base_dir: Path) -> StabilityData:
+    field = f"suites.{suite_name}"
+    problems: list[Problem] = []
+    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records")
+    problems += bad
+    raw, bad = io.read_records(paths, tables=True)
+    problems += bad
+    records = [r for item in raw if (r := validate_raw(StabilityRecord, item, problems)) is not None]
+    variants, bad = _variants(records)
+    problems += bad
+    models = tuple(dict.fromkeys(r.model for r in records))
+    if config.models is not None:
+        for wanted in config.models:
+            if wanted not in models:
+                close = difflib.get_close_matches(wanted, models, n=1, cutoff=0.6)
+                problems.append(Problem(field=f"{field}.models", expected="models that have records",
+                                        found=f"{wanted!r} has none",
+                                        fix=f"did you mean {close[0]!r}?" if close else
+                                        f"models found: {', '.join(models) or 'none'}"))
+        keep = [i for i, r in enumerate(records) if r.model in config.models]
+        records, variants = [records[i] for i in keep], [variants[i] for i in keep]
+        models = tuple(m for m in models if m in config.models)
+    if problems:
+        raise InputError(f"suite '{suite_name}' (stability): input files are invalid", problems)
+    return StabilityData(tuple(records), tuple(variants), models)
+
+
+def _variants(records: Sequence[StabilityRecord]) -> tuple[list[str], list[Problem]]:
+    """Each record's variant id; a (model, task, question, variant) given twice is an input error."""
+    variants, problems = [], []
+    seen: dict[tuple, io.SourceRef | None] = {}
+    counts: dict[tuple, int] = {}
+    for record in records:
+        counts[record.question] = counts.get(record.question, 0) + 1
+        variant = record.variant_id if record.variant_id is not None else f"#{counts[record.question]}"
+        key = (*record.question, variant)
+        where = record.source_ref
+        if key in seen:
+            problems.append(Problem(
+                file=where.file if where else None, line=where.line if where else None,
+                record=f"model {record.model}, task {record.task}, question {record.question_id}",
+                field="variant_id", expected="one response per (model, task, question, variant)",
+                found=f"variant {variant!r} again (first at {seen[key]})",
+                fix="remove the repeated row, or give the variants distinct variant_id values"))
+        seen.setdefault(key, where)
+        variants.append(variant)
+    return variants, problems
