@@ -55,10 +55,13 @@ def test_example_fails_because_the_drifting_model_fails(example_run, capsys):
     assert code == 1
     report = json.loads((work / "out" / "report.json").read_text())
     assert report["schema"] == 1 and report["verdict"] == "fail" and report["commit"] == "0123456789abcdef"
-    assert [s["name"] for s in report["suites"]] == ["feedback-drift", "stereotype"]
-    suite, stereotype = report["suites"]
+    assert [s["name"] for s in report["suites"]] == ["feedback-drift", "stereotype", "stability"]
+    suite, stereotype, stability = report["suites"]
     assert stereotype["verdict"] == "warn"
     assert {c["key"]["model"] for c in stereotype["checks"] if c["verdict"] == "warn"} == {"mistral_7b"}
+    assert stability["verdict"] == "warn"
+    assert {(c["key"]["model"], c["key"]["task"]) for c in stability["checks"] if c["verdict"] == "warn"} == {
+        ("tinyllama-1.1b-chat", "openbookqa"), ("tinyllama-1.1b-chat", "lcs")}
     failed = {(c["key"]["model"], c["metric"]) for c in suite["checks"] if c["verdict"] == "fail"}
     assert failed == {("llama-3.1-8b-instruct", "bertscore_f1"), ("llama-3.1-8b-instruct", "credit_drift_mean")}
     groups = {(g["key"].get("exercise"), g["key"]["model"]): g for g in suite["groups"]}

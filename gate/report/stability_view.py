@@ -59,9 +59,9 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
 def _cell(suite: SuiteVerdict, group, level: str, best: bool) -> dict[str, str]:
     m = group.metrics
     verdict = suite.group_verdict(level, group.key)
-    text = (f"{icon(verdict) + ' ' if verdict else ''}{'**' if best else ''}{number(m.get('stability_coefficient'))}"
-            f"{'** 🏆' if best else ''} ± {number(m.get('stability_coefficient_std'))} "
-            f"(n={number(m.get('questions'), '.0f')})")
+    value = f"{number(m.get('stability_coefficient'))} ± {number(m.get('stability_coefficient_std'))}"
+    text = (f"{icon(verdict) + ' ' if verdict else ''}{f'**{value}**' if best else value}"
+            f" (n={number(m.get('questions'), '.0f')}){' 🏆' if best else ''}")
     return {"text": text}
 
 
