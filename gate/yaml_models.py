@@ -1,0 +1,175 @@
+"""YAML files validated into pydantic models, with every problem located by line and field.
+
+Shared by gate.yml (`gate.config_loader`) and rubric files (`gate.rubric`): YAML syntax errors,
+duplicate keys (which PyYAML would silently merge) and pydantic errors all become `Problem`s naming
+the file, the line, the field path, what was expected, what was found and how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from gate.errors import ConfigError, Problem, describe
+
+M = TypeVar("M", bound=BaseModel)
+SCHEMA_HINT = "see `llm-gate schema` for every field"
+
+
+def parse_yaml(text: str, filename: str, what: str) -> tuple[Any, yaml.Node | None]:
+    """(data, node tree for line numbers); invalid YAML is a `ConfigError` with its line."""
+    try:
+        return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ConfigError(f"{what} is not valid YAML", [Problem(
+            file=filename, line=mark.line + 1 if mark else None, expected="valid YAML",
+            found=str(getattr(exc, "problem", None) or exc),
+            fix="check indentation and quoting around this line")]) from None
+
+
+def validate(model: type[M], data: Any, root: yaml.Node | None, filename: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{filename} is invalid",
+                          [to_problem(err, root, filename, model) for err in exc.errors()]) from None
+
+
+# ---------------------------------------------------------------- pydantic errors -> problems
+
+
+def to_problem(err: dict, root: yaml.Node, filename: str, model: type[BaseModel]) -> Problem:
+    """A pydantic error as a problem: the user's field path (no union tags), its line, the fix."""
+    loc, owner = _user_loc(err["loc"], model)
+    field = ".".join(str(p) for p in loc) or None
+    line = line_of(root, loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        known = tuple(owner.model_fields) if owner else ()
+        parent = ".".join(str(p) for p in loc[:-1]) or "the top level"
+        return Problem(
+            file=filename, line=line, field=field,
+            expected=f"a known field of {parent}: {', '.join(known)}" if known else "no such field",
+            found=f"unknown field {loc[-1]!r}", fix=suggest(str(loc[-1]), known),
+        )
+    if kind == "missing":
+        return Problem(file=filename, line=line_of(root, loc[:-1]), field=field,
+                       expected="this required field", found="nothing", fix=f"add `{loc[-1]}:`; {SCHEMA_HINT}")
+    if kind in ("literal_error", "enum"):
+        return Problem(file=filename, line=line, field=field, expected=err["msg"].replace("Input should be", "one of"),
+                       found=describe(err.get("input")), fix=SCHEMA_HINT)
+    if kind == "value_error":
+        message = err["msg"].removeprefix("Value error, ")
+        return Problem(file=filename, line=line, field=field, expected="a consistent setting",
+                       found=message, fix="adjust the values as described")
+    return Problem(
+        file=filename, line=line, field=field,
+        expected=err["msg"].replace("Input should be ", "").replace("Input ", "input "),
+        found=describe(err.get("input")), fix=SCHEMA_HINT,
+    )
+
+
+def _user_loc(loc: tuple, root: type[BaseModel]) -> tuple[tuple, type[BaseModel] | None]:
+    """Drop pydantic's union tags from a location and find the model that owns its last field."""
+    path: list = []
+    annotation: object = root
+    owner: type[BaseModel] | None = None
+    for part in loc:
+        annotation = _unwrap_optional(annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            owner = annotation
+            field = annotation.model_fields.get(str(part))
+            annotation = field.annotation if field else None
+            path.append(part)
+            continue
+        origin = typing.get_origin(annotation)
+        args = typing.get_args(annotation)
+        if origin in (dict, list) and args:
+            annotation = args[-1]
+            path.append(part)
+            continue
+        if origin is typing.Annotated and args:
+            union_members = typing.get_args(args[0]) or (args[0],)
+            chosen = [m for m in union_members if _kind_of(m) == part]
+            if chosen:  # a discriminated-union tag: not a user field
+                annotation = chosen[0]
+                continue
+        path.append(part)
+        annotation = None
+    return tuple(path), owner
+
+
+def _unwrap_optional(annotation: object) -> object:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def _kind_of(model: object) -> str | None:
+    """The tag of a discriminated-union member: its `kind: Literal[...]` value."""
+    if isinstance(model, type) and issubclass(model, BaseModel) and "kind" in model.model_fields:
+        args = typing.get_args(model.model_fields["kind"].annotation)
+        return args[0] if args else None
+    return None
+
+
+def suggest(value: str | None, choices: tuple[str, ...] | list[str]) -> str:
+    if value:
+        close = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.6)
+        if close:
+            return f"did you mean {close[0]!r}?"
+    return f"use one of: {', '.join(choices)}" if choices else SCHEMA_HINT
+
+
+# ---------------------------------------------------------------- YAML positions
+
+
+def line_of(root: yaml.Node | None, loc: tuple) -> int | None:
+    """1-based line of the node at `loc` (or of its deepest existing ancestor)."""
+    node = root
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == str(part):
+                    child = value
+                    line = key.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line
+
+
+def duplicate_keys(node: yaml.Node | None, filename: str, path: tuple = ()) -> list[Problem]:
+    """PyYAML keeps the last of two equal keys silently; a gate must not."""
+    problems: list[Problem] = []
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key, value in node.value:
+            here = key.start_mark.line + 1
+            if key.value in seen:
+                problems.append(
+                    Problem(file=filename, line=here, field=".".join((*path, str(key.value))),
+                            expected="each key once", found=f"a second '{key.value}' (first on line {seen[key.value]})",
+                            fix="merge the two entries or rename one")
+                )
+            seen.setdefault(key.value, here)
+            problems += duplicate_keys(value, filename, (*path, str(key.value)))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            problems += duplicate_keys(item, filename, (*path, str(index)))
+    return problems
