@@ -80,7 +80,7 @@ def _check_problems(config: GateConfig, root: yaml.Node, filename: str) -> list[
         levels = ("group", *scorer.levels, "suite")
         for metric, check in (suite.checks or {}).items():
             loc = ("suites", name, "checks", metric)
-            if metric not in metrics:
+            if not scorer.knows(metric):
                 problems.append(
                     Problem(
                         file=filename, line=line_of(root, loc), field=".".join(loc),

@@ -13,7 +13,7 @@ import typing
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 
 from gate.errors import ConfigError, Problem, describe
 
@@ -98,7 +98,8 @@ def _user_loc(loc: tuple, root: type[BaseModel]) -> tuple[tuple, type[BaseModel]
             union_members = typing.get_args(args[0]) or (args[0],)
             chosen = [m for m in union_members if _kind_of(m) == part]
             if chosen:  # a discriminated-union tag: not a user field
-                annotation = chosen[0]
+                member = chosen[0]
+                annotation = typing.get_args(member)[0] if typing.get_origin(member) is typing.Annotated else member
                 continue
         path.append(part)
         annotation = None
@@ -115,7 +116,10 @@ def _unwrap_optional(annotation: object) -> object:
 
 
 def _kind_of(model: object) -> str | None:
-    """The tag of a discriminated-union member: its `kind: Literal[...]` value."""
+    """The tag of a discriminated-union member: its `Tag(...)`, or its `kind: Literal[...]` value."""
+    if typing.get_origin(model) is typing.Annotated:
+        tags = [m.tag for m in typing.get_args(model)[1:] if isinstance(m, Tag)]
+        return tags[0] if tags else None
     if isinstance(model, type) and issubclass(model, BaseModel) and "kind" in model.model_fields:
         args = typing.get_args(model.model_fields["kind"].annotation)
         return args[0] if args else None

@@ -17,7 +17,8 @@ def test_csv_rows_become_records_with_their_lines(in_tmp):
     assert records[0].data == {"model": "m", "task": "qa", "response": 'B, because "heat" evaporates water',
                                "token_logprobs": "[-0.1]"}
     assert records[0].source == io.SourceRef("r.csv", 2)
-    assert records[1].data == {"model": "m", "task": "qa", "response": "multi\nline"}  # empty cell left out
+    assert records[1].data == {"model": "m", "task": "qa", "response": "multi\nline", "token_logprobs": ""}
+    assert records[1].from_table
     assert records[1].source.line == 5  # the row's last physical line
 
 
@@ -54,7 +55,7 @@ def test_xlsx_rows_become_records(in_tmp):
     assert not problems
     assert records[0].data == {"model": "gpt", "category": "coding", "prompt_id": "P01", "response": "def f(): pass",
                                "score": 3.5}
-    assert records[1].source.line == 4 and "response" not in records[1].data
+    assert records[1].source.line == 4 and records[1].data["response"] == ""
 
 
 def test_a_file_that_is_not_a_workbook(in_tmp):

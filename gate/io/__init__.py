@@ -19,10 +19,11 @@ from gate.io.write import (
     write_csv_atomic,
     write_json_atomic,
     write_text_atomic,
+    write_xlsx_atomic,
 )
 
 __all__ = [
     "JsonDocument", "RawRecord", "SourceRef", "append_text", "display_path", "expand_globs", "read_json_document",
     "read_json_quiet", "read_records", "read_text", "sha256_files", "to_json", "write_csv_atomic",
-    "write_json_atomic", "write_text_atomic",
+    "write_json_atomic", "write_text_atomic", "write_xlsx_atomic",
 ]

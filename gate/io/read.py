@@ -38,6 +38,7 @@ class RawRecord:
     data: dict[str, Any]
     source: SourceRef
     index: int  # 0-based position within its file
+    from_table: bool = False  # a CSV/XLSX row: every column is there, an empty cell is ""
 
     @property
     def label(self) -> str:

@@ -1,7 +1,8 @@
 """Reading CSV and XLSX tables as records: a header row names the fields, each later row is a record.
 
-Part of `gate.io`. Empty cells are left out of a record (an optional field keeps its default); a
-row's line is its row number in the file, so problems and annotations point at it.
+Part of `gate.io`. Every column is in every record, an empty cell as "" (`RawRecord.from_table`
+tells the validator that such a cell means "not given" for an optional field, and an empty text for
+a required one); a row's line is its row number in the file, so problems and annotations point at it.
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ def _records(shown: str, rows: list[tuple[int, list]]) -> tuple[list[RawRecord],
             problems.append(Problem(file=shown, line=line, expected=f"at most {len(names)} cells (the header's)",
                                     found=f"{len(row)} cells"))
             continue
-        data = {name: value for name, value in zip(names, row, strict=False) if str(value).strip() != ""}
-        records.append(RawRecord(data, SourceRef(shown, line), len(records)))
+        cells = [*row, *[""] * (len(names) - len(row))]
+        data = {name: "" if str(value).strip() == "" else value for name, value in zip(names, cells, strict=True)}
+        records.append(RawRecord(data, SourceRef(shown, line), len(records), from_table=True))
     return records, problems
 
 

@@ -95,3 +95,26 @@ def sha256_files(paths: Sequence[Path]) -> str:
     return digest.hexdigest()
 
 
+
+
+def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterable[Sequence[Any]]]]) -> None:
+    """An Excel workbook, one sheet per entry (name -> (columns, rows)), written via a temporary file."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for name, (columns, rows) in sheets.items():
+        sheet = book.create_sheet(title=name[:31])  # Excel's limit for sheet names
+        sheet.append(list(columns))
+        for row in rows:
+            sheet.append([None if isinstance(v, float) and not math.isfinite(v) else v for v in row])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        book.save(temporary)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

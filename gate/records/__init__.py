@@ -88,7 +88,12 @@ def validate(
 
 
 def validate_raw(model: type[M], raw: RawRecord, problems: list[Problem], **extra: Any) -> M | None:
-    return validate(model, raw.data, raw.source, raw.label, problems, **extra)
+    data = raw.data
+    if raw.from_table:  # an empty cell of an optional column is "not given"; of a required one, empty text
+        fields = model.model_fields
+        data = {k: v for k, v in data.items()
+                if not (v == "" and (k not in fields or not fields[k].is_required()))}
+    return validate(model, data, raw.source, raw.label, problems, **extra)
 
 
 def _format_loc(loc: tuple) -> str:

@@ -1,7 +1,9 @@
 """The seeds' own output files, written next to the gate's report for users of the original tools.
 
 - drift: `<suite>/quality_drift_report.json` (the seed's structure, with `passed` per exercise × model);
-- stereotype: `<suite>/results/{model}/{date}/drift_analysis.csv` with the seed's column names.
+- stereotype: `<suite>/results/{model}/{date}/drift_analysis.csv` with the seed's column names;
+- heuristic: `<suite>/records.xlsx` (a row per response, summary sheets) and
+  `<suite>/comprehensive_analysis_report.txt`.
 """
 
 from __future__ import annotations
@@ -47,10 +49,68 @@ def _stereotype(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path
     return written
 
 
+def _heuristic(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
+    from gate.report.markdown import render
+
+    result, settings = suite.result, suite.result.settings
+    stats = ("mean", "median", "std", "min", "max")
+    groups = {tuple(v for _, v in g.key): g for g in result.groups_at("group")}
+    summary_rows, tables = [], {}
+    for category, weights in settings["weights"].items():
+        if category not in settings["categories"]:
+            continue
+        tables[category] = []
+        for model in settings["models"]:
+            group = groups.get((model, category))
+            if group is None:
+                continue
+            metrics = [*weights, "final_score"]
+            summary_rows += [[model, category, m, group.n, *(group.metrics.get(f"{m}_{s}") for s in stats)]
+                             for m in metrics]
+            tables[category].append({"model": model, "n": group.n, "stats": [
+                {"metric": m, **{s: _fixed(group.metrics.get(f"{m}_{s}")) for s in stats}} for m in metrics]})
+    ranking = {c: _ranking([(m, groups[(m, c)].metrics.get("final_score_mean")) for m in settings["models"]
+                            if (m, c) in groups]) for c in tables}
+    ranking["overall"] = _ranking([(dict(g.key)["model"], g.metrics.get("final_score_mean"))
+                                   for g in result.groups_at("model")])
+    missing, empty = result.inputs.get("missing", []), result.inputs.get("empty", [])
+    xlsx = directory / "records.xlsx"
+    io.write_xlsx_atomic(xlsx, {
+        "records": (result.item_columns, [[{**dict(i.key), **i.values}.get(c) for c in result.item_columns]
+                                          for i in result.items]),
+        "summary": (["model", "category", "metric", "n", *stats], summary_rows),
+        "ranking": (["category", "rank", "model", "final_score_mean"],
+                    [[c, k + 1, r["model"], r["value"]] for c, rows in ranking.items() for k, r in enumerate(rows)]),
+        "missing": (["model", "category", "prompt_id", "problem"],
+                    [[x["model"], x["category"], x["prompt_id"], "missing"] for x in missing]
+                    + [[x["model"], x["category"], x["prompt_id"], "empty"] for x in empty]),
+    })
+    expected = settings["expected"]
+    text = render({"suite": result.name, "rubric": settings["rubric"], "generated_at": run_day,
+                   "models": settings["models"], "categories": list(tables), "expected": expected,
+                   "total_expected": sum(expected.values()) * len(settings["models"]),
+                   "received": len(result.items), "weights": settings["weights"], "tables": tables,
+                   "ranking": ranking, "missing": missing, "empty": empty},
+                  template="exports/comprehensive_analysis_report.txt.j2")
+    report = directory / "comprehensive_analysis_report.txt"
+    io.write_text_atomic(report, text)
+    return [xlsx, report]
+
+
+def _fixed(value: float | None) -> str:
+    return "  n/a" if value is None else f"{value:5.2f}"
+
+
+def _ranking(scores: list[tuple[str, float | None]]) -> list[dict]:
+    ranked = sorted(((m, v) for m, v in scores if v is not None), key=lambda mv: -mv[1])
+    return [{"model": m, "value": v, "score": f"{v:.2f}"} for m, v in ranked]
+
+
 def _folder(name: str) -> str:
     """A model name or date as one safe path component ("org/model" -> "org_model")."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
     return safe[:100]
 
 
-_WRITERS: dict[str, Callable[[SuiteVerdict, Path, str], list[Path]]] = {"drift": _drift, "stereotype": _stereotype}
+_WRITERS: dict[str, Callable[[SuiteVerdict, Path, str], list[Path]]] = {
+    "drift": _drift, "stereotype": _stereotype, "heuristic": _heuristic}

@@ -5,10 +5,11 @@ from __future__ import annotations
 from gate.errors import ConfigError, Problem
 from gate.scorers.base import Scorer
 from gate.scorers.drift import DRIFT
+from gate.scorers.heuristic import HEURISTIC
 from gate.scorers.stability import STABILITY
 from gate.scorers.stereotype import STEREOTYPE
 
-SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY)}
+SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY, HEURISTIC)}
 
 
 def get_scorer(kind: str) -> Scorer:

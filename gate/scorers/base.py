@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,11 @@ class Scorer:
     # (suite name, suite config, data, context) -> measured values; no verdicts
     score: Callable[[str, Any, Any, ScoringContext], SuiteResult]
     model_roles: tuple[str, ...] = ()  # which of `models:` the kind loads ("bertscore", "embedding", ...)
+    # Metrics a suite's own definitions can add (a custom rubric's `<metric>_mean`), beyond `metrics`.
+    metric_pattern: re.Pattern[str] | None = None
+
+    def knows(self, metric: str) -> bool:
+        return metric in self.metrics or bool(self.metric_pattern and self.metric_pattern.match(metric))
 
     def checks_for(self, suite: SuiteBase) -> Mapping[str, CheckConfig]:
         return suite.checks if suite.checks is not None else self.default_checks

@@ -39,7 +39,19 @@ def _stability_sample(directory: Path) -> dict:
     return {"kind": "stability", "records": "r.csv"}
 
 
-SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample, "stability": _stability_sample}
+def _heuristic_sample(directory: Path) -> dict:
+    import json
+
+    rows = [{"model": m, "category": c, "prompt_id": p, "response": r}
+            for m in ("a", "b") for c, p, r in (("coding", "C01", "def f(x):\n    return x"),
+                                                ("coding", "C02", ""),
+                                                ("paraphrasing", "P08", "Dear team, thanks. Regards"))]
+    (directory / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:-1]))
+    return {"kind": "heuristic", "records": "r.jsonl"}
+
+
+SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample, "stability": _stability_sample,
+           "heuristic": _heuristic_sample}
 
 
 def test_every_config_kind_has_a_scorer_and_a_sample():

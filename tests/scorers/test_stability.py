@@ -49,7 +49,8 @@ def items(result):
 
 def test_coefficient_equals_the_numpy_reference(tmp_path):
     lps = [[-0.1, -0.3], [-0.2], [-0.5, -0.5, -0.2], [-1.0]]
-    rows = [record(response=t, variant_id=f"v{k}", token_logprobs=lp) for k, (t, lp) in enumerate(zip("abcd", lps))]
+    rows = [record(response=t, variant_id=f"v{k}", token_logprobs=lp)
+            for k, (t, lp) in enumerate(zip("abcd", lps, strict=True))]
     result = score(tmp_path, rows)
     geometric = [math.exp(np.mean(lp)) for lp in lps]
     q = items(result)["q1"]
@@ -66,7 +67,7 @@ def test_coefficient_equals_the_numpy_reference(tmp_path):
 ])
 def test_probability_modes(tmp_path, mode, per_response):
     lps = [[-0.1, -0.7], [-0.4, -0.05, -0.3]]
-    rows = [record(response=t, token_logprobs=lp) for t, lp in zip("ab", lps)]
+    rows = [record(response=t, token_logprobs=lp) for t, lp in zip("ab", lps, strict=True)]
     q = items(score(tmp_path, rows, mode))["q1"]
     assert q["stability_coefficient"] == pytest.approx(reference("ab", [per_response(lp) for lp in lps]))
 

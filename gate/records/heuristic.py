@@ -1,0 +1,81 @@
+"""Heuristic suite inputs: one response per (model, category, prompt) — JSON, JSONL, CSV, XLSX."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+from gate import io
+from gate.config import HeuristicSuiteConfig
+from gate.errors import InputError, Problem
+from gate.records import InputModel, Text, validate_raw
+from gate.rubric import Rubric, load_rubric
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class HeuristicRecord(InputModel):
+    model: NonEmpty
+    category: NonEmpty
+    prompt_id: NonEmpty
+    response: Text  # an empty response is scored like any other, and counted in the missing-data analysis
+    prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class HeuristicData:
+    records: tuple[HeuristicRecord, ...]
+    rubric: Rubric
+    models: tuple[str, ...]
+
+
+def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path) -> HeuristicData:
+    field = f"suites.{suite_name}"
+    rubric = load_rubric(config.rubric, base_dir, f"{field}.rubric")
+    problems: list[Problem] = []
+    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records")
+    problems += bad
+    raw, bad = io.read_records(paths, tables=True)
+    problems += bad
+    records = [r for item in raw if (r := validate_raw(HeuristicRecord, item, problems)) is not None]
+    categories = list(rubric.categories)
+    seen: dict[tuple[str, str, str], io.SourceRef | None] = {}
+    for record in records:
+        where = record.source_ref
+        file, line = (where.file, where.line) if where else (None, None)
+        if record.category not in rubric.categories:
+            close = difflib.get_close_matches(record.category, categories, n=1, cutoff=0.6)
+            problems.append(Problem(file=file, line=line, field="category",
+                                    expected=f"a category of rubric {rubric.name}: {', '.join(categories)}",
+                                    found=repr(record.category),
+                                    fix=f"did you mean {close[0]!r}?" if close else "add the category to the rubric"))
+        key = (record.model, record.category, record.prompt_id)
+        if key in seen:
+            problems.append(Problem(file=file, line=line, field="prompt_id",
+                                    expected="one response per (model, category, prompt)",
+                                    found=f"{record.prompt_id!r} again for {record.model} (first at {seen[key]})",
+                                    fix="remove the repeated response"))
+        seen.setdefault(key, where)
+    models = tuple(dict.fromkeys(r.model for r in records))
+    if config.models is not None:
+        for wanted in config.models:
+            if wanted not in models:
+                close = difflib.get_close_matches(wanted, models, n=1, cutoff=0.6)
+                problems.append(Problem(field=f"{field}.models", expected="models that have records",
+                                        found=f"{wanted!r} has none",
+                                        fix=f"did you mean {close[0]!r}?" if close else
+                                        f"models found: {', '.join(models) or 'none'}"))
+        records = [r for r in records if r.model in config.models]
+        models = tuple(m for m in models if m in config.models)
+    for category in config.expected.prompts or {}:
+        if category not in rubric.categories:
+            problems.append(Problem(field=f"{field}.expected.prompts.{category}",
+                                    expected=f"a category of rubric {rubric.name}: {', '.join(categories)}",
+                                    found=repr(category)))
+    if problems:
+        raise InputError(f"suite '{suite_name}' (heuristic): input files are invalid", problems)
+    return HeuristicData(tuple(records), rubric, models)

@@ -1,0 +1,156 @@
+"""Heuristic rubrics as data: categories of weighted metrics, each a base score plus indicators.
+
+An indicator adds `points` when all its conditions hold: `any` of some terms occurs, `all` of some
+terms occur, `none` of some terms occurs, numeric features compare (`when`), and the prompt's number
+is listed (`prompts`). `first_of` holds alternatives of which only the first that holds applies (the
+seed's if/elif chains). Terms match `response.lower()` or the raw response (`case`). Every metric is
+clamped to `bounds` after all its indicators; the final score is the weighted sum of the metrics.
+`gate/rubrics/seed-v1.yml` is the seed's rubric, read as DESIGN.md §9 says.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+from gate import io
+from gate.errors import ConfigError, Problem
+from gate.yaml_models import duplicate_keys, parse_yaml, validate
+
+RUBRICS = Path(__file__).parent / "rubrics"
+DEFAULT_RUBRIC = "seed-v1"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Case(str, Enum):
+    LOWER = "lower"  # match `response.lower()`
+    RAW = "raw"  # match the response as written
+
+
+class Feature(str, Enum):
+    WORD_COUNT = "word_count"  # len(response.split())
+    SENTENCE_COUNT = "sentence_count"  # non-empty pieces of re.split(r"[.!?]+", response)
+    VOCAB_DIVERSITY = "vocab_diversity"  # distinct lower-cased words / words (0 when empty)
+    QUOTE_COUNT = "quote_count"  # number of '"' characters
+    CHAR_COUNT = "char_count"  # len(response)
+    DESCRIPTIVE_NAMES = "descriptive_names"  # distinct assigned names longer than 3 characters
+
+
+class Comparison(_Strict):
+    feature: Feature
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+
+    @model_validator(mode="after")
+    def _has_a_bound(self) -> Comparison:
+        if all(v is None for v in (self.gt, self.ge, self.lt, self.le)):
+            raise ValueError("a comparison needs one of gt, ge, lt, le")
+        return self
+
+    def holds(self, value: float) -> bool:
+        return ((self.gt is None or value > self.gt) and (self.ge is None or value >= self.ge)
+                and (self.lt is None or value < self.lt) and (self.le is None or value <= self.le))
+
+
+class Indicator(_Strict):
+    label: str = Field(min_length=1)
+    points: float
+    any: list[str] | None = Field(None, min_length=1)
+    all: list[str] | None = Field(None, min_length=1)
+    none: list[str] | None = Field(None, min_length=1)
+    when: list[Comparison] | None = Field(None, min_length=1)
+    prompts: list[int] | None = Field(None, min_length=1)
+    case: Case | None = None  # default: the category's `match_on`
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_comparison(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("when"), dict):
+            return {**data, "when": [data["when"]]}
+        return data
+
+    @model_validator(mode="after")
+    def _has_a_condition(self) -> Indicator:
+        if not any((self.any, self.all, self.none, self.when, self.prompts)):
+            raise ValueError(f"indicator {self.label!r} needs a condition: any, all, none, when or prompts")
+        return self
+
+
+class Choice(_Strict):
+    label: str = Field(min_length=1)
+    first_of: list[Indicator] = Field(min_length=2)
+
+
+def _rule_kind(value: Any) -> str:
+    return "choice" if isinstance(value, dict) and "first_of" in value else "indicator"
+
+
+Rule = Annotated[Union[Annotated[Indicator, Tag("indicator")], Annotated[Choice, Tag("choice")]],  # noqa: UP007
+                 Discriminator(_rule_kind)]
+
+
+class Metric(_Strict):
+    weight: float = Field(gt=0, le=1)
+    base: float
+    indicators: list[Rule] = Field(default_factory=list)
+
+
+class Category(_Strict):
+    match_on: Case = Case.LOWER
+    metrics: dict[str, Metric] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _weights_sum_to_one(self) -> Category:
+        total = math.fsum(m.weight for m in self.metrics.values())
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"metric weights must sum to 1, they sum to {total:g}")
+        return self
+
+
+class Rubric(_Strict):
+    version: Literal[1]
+    name: str = Field(min_length=1)
+    description: str | None = None
+    bounds: tuple[float, float] = (0.0, 10.0)
+    categories: dict[str, Category] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _sane(self) -> Rubric:
+        low, high = self.bounds
+        if low >= high:
+            raise ValueError(f"bounds must be [low, high] with low < high, got {list(self.bounds)}")
+        names = [m for c in self.categories.values() for m in c.metrics]
+        if "final_score" in names:
+            raise ValueError("`final_score` is the weighted sum; a metric cannot be called that")
+        return self
+
+    def metric_names(self) -> list[str]:
+        return list(dict.fromkeys(m for c in self.categories.values() for m in c.metrics))
+
+
+def load_rubric(reference: str | None, base_dir: Path, field: str) -> Rubric:
+    """A packaged rubric by name (`seed-v1`) or a YAML file (relative to gate.yml)."""
+    name = reference or DEFAULT_RUBRIC
+    packaged = RUBRICS / f"{name}.yml"
+    path = packaged if "/" not in name and not name.endswith((".yml", ".yaml")) and packaged.is_file() \
+        else base_dir / name
+    if not path.is_file():
+        known = ", ".join(p.stem for p in sorted(RUBRICS.glob("*.yml")))
+        raise ConfigError("rubric not found", [Problem(
+            field=field, expected=f"a packaged rubric ({known}) or a rubric YAML file", found=repr(name),
+            fix="give a path relative to gate.yml, or leave `rubric:` out for the seed's rubric")])
+    shown = io.display_path(path)
+    data, root = parse_yaml(io.read_text(path, "rubric"), shown, "rubric")
+    problems = duplicate_keys(root, shown)
+    if problems:
+        raise ConfigError(f"{shown} is invalid", problems)
+    return validate(Rubric, data, root, shown)

@@ -1,0 +1,195 @@
+"""Seed heuristic-rubric: rule-based scores of coding and paraphrasing responses, and what is missing.
+
+Per response: every metric of its category (base score + indicators, clamped to [0, 10]) and the
+weighted final score. Per (model, category) and per model: mean, median, std (sample, like pandas),
+min and max of each, and the missing-data analysis against the expected models × categories × prompts.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gate import io
+from gate.config import CheckConfig, HeuristicSuiteConfig
+from gate.records.heuristic import HeuristicData, HeuristicRecord, load_heuristic
+from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.rubric import DEFAULT_RUBRIC, RUBRICS, Rubric
+from gate.scorers.base import Scorer, ScoringContext
+from gate.scorers.heuristic_rules import ResponseScore, score_response
+from gate.stats import maximum, mean
+
+STATS = ("mean", "median", "std", "min", "max")
+STAT_PATTERN = re.compile(rf"^[a-z][a-z0-9_]*_({'|'.join(STATS)})$")
+
+
+def _catalogue(metric_names: Sequence[str]) -> dict[str, MetricSpec]:
+    specs = {}
+    for metric in [*metric_names, "final_score"]:
+        for stat in STATS:
+            direction = Direction.LOWER_IS_BETTER if stat == "std" else Direction.HIGHER_IS_BETTER
+            specs[f"{metric}_{stat}"] = MetricSpec(f"{metric}_{stat}", direction, f"{stat} of {metric} (0–10)", ".2f")
+    specs["responses"] = MetricSpec("responses", Direction.HIGHER_IS_BETTER, "Responses scored", ".0f")
+    specs["missing_ratio"] = MetricSpec("missing_ratio", Direction.LOWER_IS_BETTER,
+                                        "Expected responses that are missing", ".0%")
+    specs["empty_ratio"] = MetricSpec("empty_ratio", Direction.LOWER_IS_BETTER, "Expected responses that are empty",
+                                      ".0%")
+    return specs
+
+
+def _seed_metric_names() -> list[str]:
+    import yaml
+
+    data = yaml.safe_load(io.read_text(RUBRICS / f"{DEFAULT_RUBRIC}.yml", "rubric"))
+    return list(dict.fromkeys(m for c in data["categories"].values() for m in c["metrics"]))
+
+
+METRICS = _catalogue(_seed_metric_names())
+DEFAULT_CHECKS = {"final_score_mean": CheckConfig(min=5.0), "missing_ratio": CheckConfig(max=0.1)}
+
+
+@dataclass(frozen=True)
+class _Scored:
+    record: HeuristicRecord
+    score: ResponseScore
+
+
+@dataclass(frozen=True)
+class Expected:
+    """Who should have answered what: the prompt ids per category, or only how many."""
+
+    models: tuple[str, ...]
+    prompts: dict[str, tuple[str, ...] | int]
+
+    def count(self, category: str) -> int:
+        prompts = self.prompts.get(category, ())
+        return prompts if isinstance(prompts, int) else len(prompts)
+
+
+def expected_matrix(suite: HeuristicSuiteConfig, data: HeuristicData) -> Expected:
+    models = tuple(suite.expected.models or data.models)
+    given = suite.expected.prompts or {}
+    prompts: dict[str, tuple[str, ...] | int] = {}
+    for category in data.rubric.categories:
+        if category in given:
+            value = given[category]
+            prompts[category] = value if isinstance(value, int) else tuple(value)
+        else:
+            found = sorted({r.prompt_id for r in data.records if r.category == category})
+            if found:
+                prompts[category] = tuple(found)
+    return Expected(models, prompts)
+
+
+def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
+                    context: ScoringContext) -> SuiteResult:
+    rubric = data.rubric
+    scored = [_Scored(r, score_response(rubric, r.category, r.response, r.prompt_id)) for r in data.records]
+    expected = expected_matrix(suite, data)
+    groups, gaps, missing = [], [], []
+    for model in expected.models:
+        for category in expected.prompts:
+            mine = [s for s in scored if s.record.model == model and s.record.category == category]
+            key: Key = (("model", model), ("category", category))
+            absent = _missing(expected, category, mine)
+            missing += [{"model": model, "category": category, "prompt_id": p} for p in absent[1]]
+            metrics = _stats(rubric.categories[category].metrics, mine) | _coverage(expected.count(category),
+                                                                                   absent[0], mine)
+            groups.append(GroupResult("group", key, metrics, len(mine), _sources(mine)))
+            gaps += [Unmeasured(key, m, "no responses" if not mine else "needs two or more responses")
+                     for m, v in metrics.items() if v is None]
+        mine = [s for s in scored if s.record.model == model]
+        total = sum(expected.count(c) for c in expected.prompts)
+        absent_total = sum(_missing(expected, c, [s for s in mine if s.record.category == c])[0]
+                           for c in expected.prompts)
+        metrics = _stats({}, mine) | _coverage(total, absent_total, mine)
+        groups.append(GroupResult("model", (("model", model),), metrics, len(mine), _sources(mine)))
+    columns = rubric.metric_names()
+    empty = sum(1 for s in scored if not s.record.response.strip())
+    notes = []
+    if missing or empty:
+        notes.append(f"Missing-data analysis: {len(missing)} expected response(s) missing, {empty} empty "
+                     f"(of {sum(expected.count(c) for c in expected.prompts) * len(expected.models)} expected).")
+    return SuiteResult(
+        name=name, kind="heuristic", metrics=_stats({}, scored), groups=tuple(groups),
+        items=tuple(_item(s, columns) for s in scored),
+        item_columns=("model", "category", "prompt_id", *columns, "final_score", "empty", "word_count",
+                      "indicators"),
+        unmeasured=tuple(gaps), fingerprint={"rubric": rubric.name, "rubric_hash": _rubric_hash(rubric)},
+        settings={"rubric": rubric.name, "models": list(expected.models), "categories": list(expected.prompts),
+                  "weights": {c: {m: spec.weight for m, spec in cat.metrics.items()}
+                              for c, cat in rubric.categories.items()},
+                  "expected": {c: (p if isinstance(p, int) else len(p)) for c, p in expected.prompts.items()}},
+        inputs={"missing": missing, "empty": [{"model": s.record.model, "category": s.record.category,
+                                                "prompt_id": s.record.prompt_id} for s in scored
+                                               if not s.record.response.strip()]},
+        notes=tuple(notes),
+    )
+
+
+def _stats(metrics, scored: Sequence[_Scored]) -> dict[str, float | None]:
+    values: dict[str, list[float]] = {m: [s.score.metrics[m] for s in scored] for m in metrics}
+    values["final_score"] = [s.score.final_score for s in scored]
+    out: dict[str, float | None] = {}
+    for metric, xs in values.items():
+        out[f"{metric}_mean"] = mean(xs)
+        out[f"{metric}_median"] = statistics.median(xs) if xs else None
+        out[f"{metric}_std"] = statistics.stdev(xs) if len(xs) > 1 else None  # sample std, as pandas
+        out[f"{metric}_min"] = min(xs) if xs else None
+        out[f"{metric}_max"] = maximum(xs)
+    return out
+
+
+def _coverage(expected: int, absent: int, scored: Sequence[_Scored]) -> dict[str, float | None]:
+    empty = sum(1 for s in scored if not s.record.response.strip())
+    return {"responses": float(len(scored)),
+            "missing_ratio": absent / expected if expected else None,
+            "empty_ratio": empty / expected if expected else None}
+
+
+def _missing(expected: Expected, category: str, scored: Sequence[_Scored]) -> tuple[int, list[str]]:
+    prompts = expected.prompts.get(category, ())
+    if isinstance(prompts, int):  # only a count: how many, not which
+        return max(0, prompts - len(scored)), []
+    have = {s.record.prompt_id for s in scored}
+    absent = [p for p in prompts if p not in have]
+    return len(absent), absent
+
+
+def _sources(scored: Sequence[_Scored]):
+    return tuple(s.record.source_ref for s in scored if s.record.source_ref)
+
+
+def _item(s: _Scored, columns: Sequence[str]) -> Item:
+    record, score = s.record, s.score
+    return Item(
+        key=(("model", record.model), ("category", record.category), ("prompt_id", record.prompt_id)),
+        values={**{c: score.metrics.get(c) for c in columns}, "final_score": score.final_score,
+                "empty": not record.response.strip(), "word_count": len(record.response.split()),
+                "indicators": "; ".join(f"{f.metric}: {f.label} ({f.points:+g})" for f in score.fired)},
+        source=record.source_ref,
+        details={"response": record.response, "prompt": record.prompt or "",
+                 "fired": [(f.metric, f.label, f.points) for f in score.fired], "metrics": dict(score.metrics)},
+    )
+
+
+def _rubric_hash(rubric: Rubric) -> str:
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(repr(rubric).encode()).hexdigest()[:16]  # frozen models: a stable repr
+
+
+HEURISTIC = Scorer(
+    kind="heuristic",
+    config_model=HeuristicSuiteConfig,
+    metrics=METRICS,
+    group_fields=("model", "category"),
+    levels=("model",),
+    default_checks=DEFAULT_CHECKS,
+    load=load_heuristic,
+    score=score_heuristic,
+    model_roles=(),
+    metric_pattern=STAT_PATTERN,
+)

@@ -1,0 +1,100 @@
+"""Applying a rubric to one response (pure): features, indicators, clamped metrics, weighted score.
+
+The features follow DESIGN.md §9 exactly: word_count = len(text.split()); sentence_count = the
+non-empty pieces of re.split(r'[.!?]+', text); vocab_diversity = distinct lower-cased words / words
+(0 when empty); quote_count = number of '"'; descriptive_names = distinct names matched by
+\\b([A-Za-z_][A-Za-z0-9_]*)\\s*=(?!=) longer than 3 characters; the prompt number is the integer in
+the prompt id (P08 -> 8).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from gate.rubric import Case, Category, Choice, Feature, Indicator, Rubric
+
+_ASSIGNMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
+
+
+@dataclass(frozen=True)
+class Text:
+    """A response as one case of text (raw or lower-cased) with its features, computed on demand."""
+
+    value: str
+
+    @cached_property
+    def features(self) -> dict[Feature, float]:
+        words = self.value.split()
+        names = {name for name in _ASSIGNMENT.findall(self.value) if len(name) > 3}
+        return {
+            Feature.WORD_COUNT: float(len(words)),
+            Feature.SENTENCE_COUNT: float(sum(1 for piece in re.split(r"[.!?]+", self.value) if piece.strip())),
+            Feature.VOCAB_DIVERSITY: len({w.lower() for w in words}) / len(words) if words else 0.0,
+            Feature.QUOTE_COUNT: float(self.value.count('"')),
+            Feature.CHAR_COUNT: float(len(self.value)),
+            Feature.DESCRIPTIVE_NAMES: float(len(names)),
+        }
+
+
+@dataclass(frozen=True)
+class Fired:
+    metric: str
+    label: str
+    points: float
+
+
+@dataclass(frozen=True)
+class ResponseScore:
+    metrics: dict[str, float]  # clamped, per rubric metric of the category
+    final_score: float
+    fired: tuple[Fired, ...] = field(default=())
+
+
+def prompt_number(prompt_id: str) -> int | None:
+    match = re.search(r"\d+", prompt_id)
+    return int(match.group()) if match else None
+
+
+def score_response(rubric: Rubric, category: str, response: str, prompt_id: str) -> ResponseScore:
+    spec = rubric.categories[category]
+    texts = {Case.RAW: Text(response), Case.LOWER: Text(response.lower())}
+    number = prompt_number(prompt_id)
+    low, high = rubric.bounds
+    metrics: dict[str, float] = {}
+    fired: list[Fired] = []
+    for name, metric in spec.metrics.items():
+        score = metric.base
+        for rule in metric.indicators:
+            applied = _apply(rule, spec, texts, number)
+            if applied is not None:
+                score += applied.points
+                fired.append(Fired(name, applied.label, applied.points))
+        metrics[name] = min(high, max(low, score))
+    final = math.fsum(metrics[name] * metric.weight for name, metric in spec.metrics.items())
+    return ResponseScore(metrics, final, tuple(fired))
+
+
+def _apply(rule: Indicator | Choice, category: Category, texts: dict[Case, Text],
+           number: int | None) -> Indicator | None:
+    """The indicator that applies (for a choice, the first alternative that holds), or None."""
+    alternatives = rule.first_of if isinstance(rule, Choice) else [rule]
+    for indicator in alternatives:
+        if holds(indicator, texts[indicator.case or category.match_on], number):
+            return indicator
+    return None
+
+
+def holds(indicator: Indicator, text: Text, number: int | None) -> bool:
+    value = text.value
+    if indicator.prompts is not None and number not in indicator.prompts:
+        return False
+    if indicator.any is not None and not any(term in value for term in indicator.any):
+        return False
+    if indicator.all is not None and not all(term in value for term in indicator.all):
+        return False
+    if indicator.none is not None and any(term in value for term in indicator.none):
+        return False
+    return all(c.holds(text.features[c.feature]) for c in indicator.when or ())
