@@ -6,7 +6,9 @@ mistyped required fields are problems naming file, line, record and field.
 
 from __future__ import annotations
 
+import difflib
 import math
+from collections.abc import Sequence
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PrivateAttr, ValidationError
@@ -104,3 +106,22 @@ def _format_loc(loc: tuple) -> str:
         else:
             text += ("." if text else "") + str(part)
     return text
+
+
+def selected_models(found: Sequence[str], wanted: Sequence[str] | None, field: str,
+                    problems: list[Problem]) -> tuple[str, ...]:
+    """The models to score, in order of appearance: all found, or the `models:` (or `--model`) selection.
+
+    A selected model without records is a problem naming the close match or the models found.
+    """
+    found = tuple(dict.fromkeys(found))
+    if wanted is None:
+        return found
+    for model in wanted:
+        if model not in found:
+            close = difflib.get_close_matches(model, found, n=1, cutoff=0.6)
+            problems.append(Problem(field=f"{field}.models", expected="models that have records",
+                                    found=f"{model!r} has none",
+                                    fix=f"did you mean {close[0]!r}?" if close else
+                                    f"models found: {', '.join(found) or 'none'}"))
+    return tuple(m for m in found if m in wanted)

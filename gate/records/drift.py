@@ -14,7 +14,7 @@ from gate import io
 from gate.config import DriftSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
-from gate.records import FiniteFloat, Id, InputModel, Text, validate, validate_raw
+from gate.records import FiniteFloat, Id, InputModel, Text, selected_models, validate, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -91,14 +91,8 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     problems += bad
     candidates = [c for r in raw if (c := validate_raw(DriftCandidate, r, problems)) is not None]
     problems += _cross_check(exercises, candidates, require_baseline)
-    models = tuple(dict.fromkeys(c.model for c in candidates))
-    if config.models is not None:
-        for wanted in config.models:
-            if wanted not in models:
-                problems.append(Problem(field=f"{field}.models", expected="models that have candidate records",
-                                        found=f"{wanted!r} has none", fix=_did_you_mean(wanted, models)))
-        candidates = [c for c in candidates if c.model in config.models]
-        models = tuple(m for m in models if m in config.models)
+    models = selected_models([c.model for c in candidates], config.models, field, problems)
+    candidates = [c for c in candidates if c.model in models]
     if problems:
         raise InputError(f"suite '{suite_name}' (drift): input files are invalid", problems)
     return DriftData(tuple(exercises), tuple(candidates), models)

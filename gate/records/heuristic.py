@@ -12,7 +12,7 @@ from pydantic import Field
 from gate import io
 from gate.config import HeuristicSuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import InputModel, Text, validate_raw
+from gate.records import InputModel, Text, selected_models, validate_raw
 from gate.rubric import Rubric, load_rubric
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -60,17 +60,8 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
                                     found=f"{record.prompt_id!r} again for {record.model} (first at {seen[key]})",
                                     fix="remove the repeated response"))
         seen.setdefault(key, where)
-    models = tuple(dict.fromkeys(r.model for r in records))
-    if config.models is not None:
-        for wanted in config.models:
-            if wanted not in models:
-                close = difflib.get_close_matches(wanted, models, n=1, cutoff=0.6)
-                problems.append(Problem(field=f"{field}.models", expected="models that have records",
-                                        found=f"{wanted!r} has none",
-                                        fix=f"did you mean {close[0]!r}?" if close else
-                                        f"models found: {', '.join(models) or 'none'}"))
-        records = [r for r in records if r.model in config.models]
-        models = tuple(m for m in models if m in config.models)
+    models = selected_models([r.model for r in records], config.models, field, problems)
+    records = [r for r in records if r.model in models]
     for category in config.expected.prompts or {}:
         if category not in rubric.categories:
             problems.append(Problem(field=f"{field}.expected.prompts.{category}",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from collections.abc import Sequence
@@ -15,7 +14,7 @@ from pydantic import BeforeValidator, Field, field_validator
 from gate import io
 from gate.config import StabilitySuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import Id, InputModel, Text, validate_raw
+from gate.records import Id, InputModel, Text, selected_models, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -73,18 +72,9 @@ def load_stability(suite_name: str, config: StabilitySuiteConfig, base_dir: Path
     records = [r for item in raw if (r := validate_raw(StabilityRecord, item, problems)) is not None]
     variants, bad = _variants(records)
     problems += bad
-    models = tuple(dict.fromkeys(r.model for r in records))
-    if config.models is not None:
-        for wanted in config.models:
-            if wanted not in models:
-                close = difflib.get_close_matches(wanted, models, n=1, cutoff=0.6)
-                problems.append(Problem(field=f"{field}.models", expected="models that have records",
-                                        found=f"{wanted!r} has none",
-                                        fix=f"did you mean {close[0]!r}?" if close else
-                                        f"models found: {', '.join(models) or 'none'}"))
-        keep = [i for i, r in enumerate(records) if r.model in config.models]
-        records, variants = [records[i] for i in keep], [variants[i] for i in keep]
-        models = tuple(m for m in models if m in config.models)
+    models = selected_models([r.model for r in records], config.models, field, problems)
+    keep = [i for i, r in enumerate(records) if r.model in models]
+    records, variants = [records[i] for i in keep], [variants[i] for i in keep]
     if problems:
         raise InputError(f"suite '{suite_name}' (stability): input files are invalid", problems)
     return StabilityData(tuple(records), tuple(variants), models)

@@ -8,7 +8,6 @@ does not name its own.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from gate import io
 from gate.config import StereotypeSuiteConfig
 from gate.errors import InputError, Problem
 from gate.io import RawRecord, SourceRef
-from gate.records import Id, InputModel, Text, validate_raw
+from gate.records import Id, InputModel, Text, selected_models, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 ENTRY_LISTS = ("results", "records", "responses", "evaluations", "entries")
@@ -76,17 +75,8 @@ def load_stereotype(suite_name: str, config: StereotypeSuiteConfig, base_dir: Pa
         problems += bad
     records = [r for item in raw if (r := validate_raw(StereotypeRecord, item, problems)) is not None]
     problems += _duplicates(records)
-    models = tuple(dict.fromkeys(r.model for r in records))
-    if config.models is not None:
-        for wanted in config.models:
-            if wanted not in models:
-                close = difflib.get_close_matches(wanted, models, n=1, cutoff=0.6)
-                problems.append(Problem(field=f"{field}.models", expected="models that have records",
-                                        found=f"{wanted!r} has none",
-                                        fix=f"did you mean {close[0]!r}?" if close else f"models found: "
-                                        f"{', '.join(models) or 'none'}"))
-        records = [r for r in records if r.model in config.models]
-        models = tuple(m for m in models if m in config.models)
+    models = selected_models([r.model for r in records], config.models, field, problems)
+    records = [r for r in records if r.model in models]
     if problems:
         raise InputError(f"suite '{suite_name}' (stereotype): input files are invalid", problems)
     return StereotypeData(tuple(records), models)
