@@ -113,8 +113,7 @@ def test_worked_example_response_is_real_python():
 def test_seed_worked_example():
     result = gate("coding", WORKED_EXAMPLE)
     assert result.metrics == {"correctness": 8.5, "efficiency": 6.5, "readability": 9.0, "error_handling": 7.0}
-    assert result.final_score == pytest.approx(7.9, abs=1e-12)
-    assert round(result.final_score, 10) == 7.9
+    assert result.final_score == 7.9  # math.fsum of 3.4, 1.3, 1.8, 1.4 is exactly the float 7.9
     assert (8.5 * 0.4) + (6.5 * 0.2) + (9.0 * 0.2) + (7.0 * 0.2) == pytest.approx(result.final_score, abs=1e-12)
     assert_matches_reference("coding", WORKED_EXAMPLE, "C01")
 
