@@ -24,6 +24,7 @@ from gate.config_base import (  # noqa: F401  (re-exported: gate.config is the o
     SuiteBase,
     UnmeasuredPolicy,
 )
+from gate.config_rag import JudgeConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets  # noqa: F401
 from gate.config_suites import (  # noqa: F401
     AnswerProbability,
     CreditDriftMode,
@@ -36,7 +37,7 @@ from gate.config_suites import (  # noqa: F401
 
 # One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it).
 SUITE_CONFIGS: tuple[type[SuiteBase], ...] = (DriftSuiteConfig, StereotypeSuiteConfig, StabilitySuiteConfig,
-                                              HeuristicSuiteConfig)
+                                              HeuristicSuiteConfig, RagSuiteConfig)
 SuiteConfig = Annotated[Union[SUITE_CONFIGS], Field(discriminator="kind")]  # noqa: UP007
 
 

@@ -74,8 +74,8 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
 
 
 def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
-          base_dir: Path) -> list[SuiteResult]:
-    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir)
+          base_dir: Path, judge: Any = None) -> list[SuiteResult]:
+    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, judge=judge)
     return [get_scorer(s.config.kind).score(s.name, s.config, s.data, context) for s in loaded]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -10,7 +11,7 @@ from gate import io, publishing, report
 from gate.commands.publish import publish
 from gate.config import GateConfig
 from gate.config_loader import load_config
-from gate.errors import ExitCode
+from gate.errors import ConfigError, ExitCode, Problem
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.pipeline import judge, load_suites, score, select_suites
 from gate.report import sizing
@@ -33,7 +34,7 @@ def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
     selected = select_suites(config, settings.suites, settings.models)
     loaded = load_suites(selected, base_dir)
     runtime = TorchRuntime(config.runtime, base_dir)
-    results = score(loaded, config, runtime, base_dir)
+    results = score(loaded, config, runtime, base_dir, judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
     verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite")
     target = publishing.target_from_event(settings.github.event_name, _event(settings), settings.github.sha)
     run = RunInfo(
@@ -49,6 +50,21 @@ def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
         publish(bundle, written.markdown, written.markdown_path, settings, config.publish)
     _print_summary(verdict, written)
     return exit_code(verdict, settings.fail_on)
+
+
+def llm_judge(environ, cache_dir: Path):
+    """The LLM judge for suites that enable it: the API key comes from the variable the suite names."""
+    def judge(config, items):
+        from gate.llm_judge import run_judge
+
+        key = environ.get(config.api_key_env, "").strip()
+        if not key:
+            raise ConfigError("LLM judge", [Problem(
+                field="judge.api_key_env", expected=f"an API key in the environment variable {config.api_key_env}",
+                found="it is unset or empty", fix=f"export {config.api_key_env}=… (a repository secret in CI), "
+                "or set `judge: {enabled: false}`")])
+        return run_judge(config, key, items, cache_dir=cache_dir / "judge" if config.cache else None)
+    return judge
 
 
 def exit_code(verdict: GateVerdict, fail_on: FailOn) -> ExitCode:

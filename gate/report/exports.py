@@ -3,7 +3,9 @@
 - drift: `<suite>/quality_drift_report.json` (the seed's structure, with `passed` per exercise × model);
 - stereotype: `<suite>/results/{model}/{date}/drift_analysis.csv` with the seed's column names;
 - heuristic: `<suite>/records.xlsx` (a row per response, summary sheets) and
-  `<suite>/comprehensive_analysis_report.txt`.
+  `<suite>/comprehensive_analysis_report.txt`;
+- rag: `<suite>/evaluation.<system>.json` (the seed's evaluation report) per system, and
+  `<suite>/comparison.json` when there is a baseline.
 """
 
 from __future__ import annotations
@@ -106,6 +108,43 @@ def _ranking(scores: list[tuple[str, float | None]]) -> list[dict]:
     return [{"model": m, "value": v, "score": f"{v:.2f}"} for m, v in ranked]
 
 
+def _rag(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
+    result, settings = suite.result, suite.result.settings
+    written = []
+    levels = [("candidate", g) for g in result.groups_at("group")] + [("baseline", g) for g in
+                                                                       result.groups_at("baseline")]
+    for index, (which, group) in enumerate(levels, start=1):
+        system = dict(group.key)["system"]
+        summary = result.inputs["systems"][f"{which}:{system}"]
+        m = group.metrics
+        report = {
+            "evaluation_id": f"eval_{run_day.replace('-', '')}_{index:04d}",
+            "dataset_name": settings["dataset"], "system": system, "role": which, "num_samples": group.n,
+            "overall_score": m.get("overall_score"), "grade": summary["grade"],
+            "metrics": {
+                **{name: {str(k): m.get(f"{name}.{k}") for k in settings["k"]}
+                   for name in ("precision_at_k", "recall_at_k", "ndcg_at_k")},
+                **{name: m.get(name) for name in ("mrr", "ndcg", "context_precision", "bleu", "rouge_l",
+                                                   "faithfulness", "answer_relevancy", "latency_p50", "latency_p95",
+                                                   "latency_p99", "throughput_qps", "cost_per_query")},
+                **{name: value for name, value in m.items() if name.startswith("judge_")},
+            },
+            "issues": summary["issues"], "insights": summary["insights"],
+        }
+        path = directory / f"evaluation.{_folder(system)}.json"
+        io.write_json_atomic(path, report)
+        written.append(path)
+    if result.inputs.get("comparisons"):
+        path = directory / "comparison.json"
+        io.write_json_atomic(path, {"significance": settings["significance"], "comparisons": {
+            title: {"rows": rows,
+                    "significant_improvements": [r["metric"] for r in rows if r["outcome"] == "improvement"],
+                    "regressions": [r["metric"] for r in rows if r["outcome"] == "regression"]}
+            for title, rows in result.inputs["comparisons"].items()}})
+        written.append(path)
+    return written
+
+
 def _folder(name: str) -> str:
     """A model name or date as one safe path component ("org/model" -> "org_model")."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
@@ -113,4 +152,4 @@ def _folder(name: str) -> str:
 
 
 _WRITERS: dict[str, Callable[[SuiteVerdict, Path, str], list[Path]]] = {
-    "drift": _drift, "stereotype": _stereotype, "heuristic": _heuristic}
+    "drift": _drift, "stereotype": _stereotype, "heuristic": _heuristic, "rag": _rag}

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gate.judge import SuiteVerdict, Verdict
-from gate.report import drift_export, heuristic_view, stability_view, stereotype_view
+from gate.report import drift_export, heuristic_view, rag_view, stability_view, stereotype_view
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
 from gate.results import GroupResult, Item, key_label
@@ -149,4 +149,4 @@ def _feedback_html(item: dict) -> str:
 
 _VIEWS: dict[str, Callable[[SuiteVerdict, int], dict[str, Any]]] = {
     "drift": _drift, "stereotype": stereotype_view.build, "stability": stability_view.build,
-    "heuristic": heuristic_view.build}
+    "heuristic": heuristic_view.build, "rag": rag_view.build}

@@ -6,10 +6,11 @@ from gate.errors import ConfigError, Problem
 from gate.scorers.base import Scorer
 from gate.scorers.drift import DRIFT
 from gate.scorers.heuristic import HEURISTIC
+from gate.scorers.rag import RAG
 from gate.scorers.stability import STABILITY
 from gate.scorers.stereotype import STEREOTYPE
 
-SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY, HEURISTIC)}
+SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY, HEURISTIC, RAG)}
 
 
 def get_scorer(kind: str) -> Scorer:

@@ -18,6 +18,8 @@ class ScoringContext:
     gate: GateConfig
     runtime: ModelRuntime
     base_dir: Path  # the directory of gate.yml: relative paths in the config start here
+    # The LLM judge (network I/O, so handed in like the model runtime): (JudgeConfig, items) -> JudgeRun.
+    judge: Callable[[Any, Any], Any] | None = None
 
 
 @dataclass(frozen=True)

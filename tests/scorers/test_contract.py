@@ -50,8 +50,19 @@ def _heuristic_sample(directory: Path) -> dict:
     return {"kind": "heuristic", "records": "r.jsonl"}
 
 
+def _rag_sample(directory: Path) -> dict:
+    import json
+
+    rows = [{"id": f"q{i}", "query": f"What is {i}?", "actual_answer": f"It is {i}.", "expected_answer": f"{i}.",
+             "retrieved_ids": ["a", "b"], "ground_truth_ids": ["b"], "retrieved_contexts": [f"{i} is a number.", "x"],
+             "latency": 0.5 + i} for i in range(3)]
+    (directory / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (directory / "b.jsonl").write_text("".join(json.dumps({**r, "retrieved_ids": ["b", "a"]}) + "\n" for r in rows))
+    return {"kind": "rag", "records": "c.jsonl", "baseline": "b.jsonl"}
+
+
 SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample, "stability": _stability_sample,
-           "heuristic": _heuristic_sample}
+           "heuristic": _heuristic_sample, "rag": _rag_sample}
 
 
 def test_every_config_kind_has_a_scorer_and_a_sample():
@@ -75,12 +86,12 @@ def test_scorer_contract(kind, tmp_path):
     result = scorer.score("s", suite, data, ScoringContext(gate, FakeRuntime(), tmp_path))
 
     assert (result.name, result.kind) == ("s", kind)
-    assert set(result.metrics) <= set(scorer.metrics)
+    assert all(scorer.knows(m) for m in result.metrics)
     assert {g.level for g in result.groups} <= {"group", *scorer.levels}
     primary = result.groups_at("group")
     assert primary and all(tuple(k for k, _ in g.key) == scorer.group_fields for g in primary)
     for group in result.groups:
-        assert set(group.metrics) <= set(scorer.metrics)
+        assert all(scorer.knows(m) for m in group.metrics), [m for m in group.metrics if not scorer.knows(m)]
         for name, value in group.metrics.items():
             # a missing value is None with a reason, never NaN or a stand-in 0
             assert value is None or math.isfinite(value)

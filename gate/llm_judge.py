@@ -1,0 +1,286 @@
+"""LLM-as-judge through any OpenAI-compatible chat-completions endpoint (seed rag-evaluation).
+
+Each item (one sample × one criterion) becomes one prompt from the seed's judge template; the first
+number of the reply, when it lies in [0, 1], is the score. Anything else leaves the item unmeasured
+with a reason and never raises: an unparseable reply, a request that still fails after its retries,
+the budget spent.
+
+- Requests: at most `max_concurrency` in flight. 429, 5xx, timeouts and connection errors are retried
+  `max_retries` times with exponential backoff (1 s, 2 s, 4 s …, capped at 30 s) that honours
+  `Retry-After` (capped likewise); other 4xx fail at once. The API key travels only in the
+  Authorization header and is scrubbed from every reason, whatever a server echoes back.
+- Budget: checked before each request (retries included) against the tokens that replies have
+  reported so far (`usage.total_tokens`). Requests already in flight when it is reached still finish,
+  so spending can overshoot by at most `max_concurrency - 1` requests beyond the one that reaches it.
+- Cache (`cache_dir` given and `config.cache`): `<cache_dir>/<sha256 of base_url, model, prompt>.json`
+  holds the raw reply and its tokens, written atomically; hits cost nothing, even after the budget is
+  spent. A file that cannot be read or holds no valid entry is ignored and rewritten. Unparseable
+  replies are cached too: at temperature 0, asking again would mostly buy the same answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+import requests
+
+from gate.config_rag import JudgeConfig
+
+DEFAULT_TEMPLATE = """Evaluate the following answer based on {criterion}.
+
+Query: {query}
+Context: {context}
+Answer: {answer}
+Expected: {expected}
+
+Rate the {criterion} on a scale of 0.0 to 1.0.
+Consider:
+- For relevance: Does the answer address the question?
+- For accuracy: Is the information correct?
+- For completeness: Are all aspects covered?
+- For coherence: Is the answer well-structured?
+
+Return only the numeric score."""
+
+MAX_DELAY = 30.0  # seconds, for the backoff and for a server's Retry-After alike
+QUOTE_LIMIT = 80  # characters of a reply quoted in a reason
+ERROR_LIMIT = 200  # characters of an API error message kept in a reason
+BUDGET_EXHAUSTED = "budget exhausted"
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_PLACEHOLDER = re.compile(r"\{(criterion|query|context|answer|expected)\}")
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    key: str  # e.g. the query id
+    criterion: str
+    query: str
+    context: str  # the retrieved contexts joined by "\n\n"
+    answer: str
+    expected: str  # "" when the sample has no expected answer
+
+
+@dataclass(frozen=True)
+class JudgeScore:
+    key: str
+    criterion: str
+    score: float | None  # in [0, 1]; None = unmeasured
+    reason: str | None  # why unmeasured
+    cached: bool
+    tokens: int  # tokens this request used (0 when cached or not sent)
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    scores: tuple[JudgeScore, ...]  # one per item, in the items' order
+    requests: int  # HTTP requests sent, retries included
+    cache_hits: int
+    tokens: int
+    cost_usd: float
+    stopped_by_budget: bool
+
+
+def render_prompt(template: str, item: JudgeItem) -> str:
+    """The template with {criterion} {query} {context} {answer} {expected} filled in, in one pass: other
+    braces stay as written (no `{{` escapes needed) and a placeholder inside a value is not expanded."""
+    values = {"criterion": item.criterion, "query": item.query, "context": item.context,
+              "answer": item.answer, "expected": item.expected}
+    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+
+
+def parse_score(text: str) -> float | None:
+    """The first number in the reply when it lies in [0, 1] ("8/10" is 8: out of range); else None."""
+    match = _NUMBER.search(text or "")
+    if match is None:
+        return None
+    value = float(match.group())
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def run_judge(config: JudgeConfig, api_key: str, items: Sequence[JudgeItem], *, cache_dir: Path | None,
+              sleep: Callable[[float], None] = time.sleep) -> JudgeRun:
+    """Scores every item; never raises for what the endpoint does (see the module's docstring)."""
+    run = _Run(config, api_key, cache_dir if config.cache else None, sleep)
+    scores: tuple[JudgeScore, ...] = ()
+    if items:
+        with ThreadPoolExecutor(max_workers=min(config.max_concurrency, len(items)),
+                                thread_name_prefix="llm-judge") as pool:
+            scores = tuple(pool.map(run.judge, items))
+    return JudgeRun(scores=scores, requests=run.requests, cache_hits=run.cache_hits, tokens=run.tokens,
+                    cost_usd=run.tokens * config.price_per_1k_tokens / 1000, stopped_by_budget=run.stopped)
+
+
+class _Run:
+    """One run's shared state; every counter is read and written under `_lock`."""
+
+    def __init__(self, config: JudgeConfig, api_key: str, cache_dir: Path | None, sleep: Callable[[float], None]):
+        self._config, self._api_key, self._cache, self._sleep = config, api_key, cache_dir, sleep
+        self._base_url = config.base_url.rstrip("/")
+        self._template = config.prompt_template or DEFAULT_TEMPLATE
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self.requests = self.cache_hits = self.tokens = 0
+        self.stopped = False
+
+    def judge(self, item: JudgeItem) -> JudgeScore:
+        prompt = render_prompt(self._template, item)
+        if self._cache is None:
+            return self._ask(item, prompt, None)
+        key = hashlib.sha256(json.dumps([self._base_url, self._config.model, prompt]).encode()).hexdigest()
+        path = self._cache / f"{key}.json"
+        with self._lock:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:  # an identical prompt twice in one run: one request, then a cache hit
+            entry = _read_entry(path, key)
+            if entry is not None:
+                with self._lock:
+                    self.cache_hits += 1
+                return self._score(item, entry[0], cached=True, tokens=0)
+            return self._ask(item, prompt, path)
+
+    def _ask(self, item: JudgeItem, prompt: str, path: Path | None) -> JudgeScore:
+        reply, tokens, failure = self._send(prompt)
+        if reply is None:
+            return JudgeScore(item.key, item.criterion, None, self._scrub(failure or "no reply"), False, tokens)
+        if path is not None:
+            _write_atomically(path, json.dumps({"key": path.stem, "reply": reply, "tokens": tokens}))
+        return self._score(item, reply, cached=False, tokens=tokens)
+
+    def _score(self, item: JudgeItem, reply: str, *, cached: bool, tokens: int) -> JudgeScore:
+        score = parse_score(reply)
+        reason = None if score is not None else self._scrub(f"unparseable answer: {_quote(reply, QUOTE_LIMIT)!r}")
+        return JudgeScore(item.key, item.criterion, score, reason, cached, tokens)
+
+    def _may_spend(self) -> bool:
+        config = self._config
+        with self._lock:
+            spent = ((config.budget_tokens is not None and self.tokens >= config.budget_tokens)
+                     or (config.budget_usd is not None
+                         and self.tokens * config.price_per_1k_tokens / 1000 >= config.budget_usd))
+            self.stopped = self.stopped or spent
+            return not spent
+
+    def _send(self, prompt: str) -> tuple[str | None, int, str | None]:
+        """(reply, tokens, None) or (None, tokens, why it failed)."""
+        body = {"model": self._config.model, "messages": [{"role": "user", "content": prompt}], "temperature": 0}
+        headers = {"Authorization": f"Bearer {self._api_key}"}
+        attempt = 0
+        while True:
+            if not self._may_spend():
+                return None, 0, BUDGET_EXHAUSTED
+            attempt += 1
+            retry_after = None
+            with self._lock:
+                self.requests += 1
+            try:
+                response = requests.post(f"{self._base_url}/chat/completions", json=body, headers=headers,
+                                         timeout=self._config.timeout)
+            except requests.Timeout:
+                failure = f"timed out after {self._config.timeout:g} s"
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+                failure = f"connection error: {_quote(str(exc), ERROR_LIMIT)}"
+            except requests.RequestException as exc:  # a malformed URL and the like: retrying cannot help
+                return None, 0, f"request failed: {type(exc).__name__}: {_quote(str(exc), ERROR_LIMIT)}"
+            else:
+                if response.status_code == 200:
+                    return self._reply(response)
+                failure = f"{response.status_code} {_error_message(response)}".strip()
+                if response.status_code != 429 and response.status_code < 500:
+                    return None, 0, f"request failed: {failure}"
+                retry_after = _retry_after(response.headers.get("Retry-After"))
+            if attempt > self._config.max_retries:
+                tries = f" (after {attempt} attempts)" if attempt > 1 else ""
+                return None, 0, f"request failed: {failure}{tries}"
+            self._sleep(min(MAX_DELAY, retry_after if retry_after is not None else 2.0 ** (attempt - 1)))
+
+    def _reply(self, response: requests.Response) -> tuple[str | None, int, str | None]:
+        try:
+            data = response.json()
+        except ValueError:
+            return None, 0, f"request failed: 200 with a body that is not JSON: {_quote(response.text, ERROR_LIMIT)!r}"
+        usage = data.get("usage") if isinstance(data, dict) else None
+        reported = usage.get("total_tokens") if isinstance(usage, dict) else None
+        tokens = max(0, int(reported)) if isinstance(reported, (int, float)) and not isinstance(reported, bool) else 0
+        with self._lock:
+            self.tokens += tokens
+        try:
+            content = data["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            content = None
+        if not isinstance(content, str):
+            return None, tokens, (f"request failed: 200 without choices[0].message.content: "
+                                  f"{_quote(response.text, ERROR_LIMIT)!r}")
+        return content, tokens, None
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+
+def _quote(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _error_message(response: requests.Response) -> str:
+    """The API's own message: OpenAI's {"error": {"message": ...}}, a bare {"error"|"message"|"detail"}, or text."""
+    try:
+        data = response.json()
+    except ValueError:
+        return _quote(response.text.strip(), ERROR_LIMIT)
+    message = data.get("error") if isinstance(data, dict) else None
+    if isinstance(message, dict):
+        message = message.get("message")
+    if message is None and isinstance(data, dict):
+        message = data.get("message") or data.get("detail")
+    return _quote(str(message if message is not None else data), ERROR_LIMIT)
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds: a number of seconds or an HTTP date; None when absent or unreadable."""
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_entry(path: Path, key: str) -> tuple[str, int] | None:
+    """A cached (reply, tokens), or None for a missing, unreadable, corrupt or foreign file."""
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if (isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("reply"), str)
+            and type(entry.get("tokens")) is int and entry["tokens"] >= 0):
+        return entry["reply"], entry["tokens"]
+    return None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """A temporary file beside the target, then os.replace: readers see the old entry or the new one, never
+    half of one. An unwritable cache costs a request next time, never the run."""
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)

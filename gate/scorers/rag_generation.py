@@ -1,0 +1,92 @@
+"""Generation metrics per answer (pure: sacrebleu and rouge-score, and cosine over given embeddings).
+
+- `bleu`: sacrebleu's BLEU / 100 — per query its sentence BLEU, per system the corpus BLEU.
+- `rouge_l`: rouge-score's ROUGE-L F-measure (expected answer as target, no stemming).
+- `answer_relevancy`: cosine similarity of the query's and the answer's sentence embeddings.
+- `faithfulness`: the share of the answer's sentences that some sentence of the retrieved contexts
+  supports — cosine similarity of their embeddings at least the suite's threshold (0.6 by default).
+  Contexts are compared sentence by sentence, so a long passage is not cut at the embedding model's
+  token limit.
+An empty answer is unmeasured for all four (and left out of the corpus BLEU); missing expected
+answers or contexts leave the metrics that need them unmeasured.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from gate.records.rag import RagRecord
+
+Embed = Callable[[str], np.ndarray]
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def texts_to_embed(record: RagRecord) -> list[str]:
+    """Every text the generation metrics of this sample will ask an embedding for."""
+    if not record.actual_answer.strip():
+        return []
+    context = [s for c in record.retrieved_contexts or () for s in sentences(c)]
+    return [record.query, record.actual_answer, *sentences(record.actual_answer), *context]
+
+
+@lru_cache(maxsize=1)
+def _rouge():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+
+
+def rouge_l(answer: str, expected: str) -> float:
+    return float(_rouge().score(expected, answer)["rougeL"].fmeasure)
+
+
+def sentence_bleu(answer: str, expected: str) -> float:
+    import sacrebleu
+
+    return float(sacrebleu.sentence_bleu(answer, [expected]).score) / 100
+
+
+def corpus_bleu(answers: Sequence[str], expected: Sequence[str]) -> float | None:
+    import sacrebleu
+
+    if not answers:
+        return None
+    return float(sacrebleu.corpus_bleu(list(answers), [list(expected)]).score) / 100
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def generation_metrics(record: RagRecord, embed: Embed, threshold: float) -> dict[str, float | None]:
+    answer = record.actual_answer
+    if not answer.strip():
+        return dict.fromkeys(("bleu", "rouge_l", "answer_relevancy", "faithfulness"))
+    expected = record.expected_answer if record.expected_answer and record.expected_answer.strip() else None
+    values: dict[str, float | None] = {
+        "bleu": sentence_bleu(answer, expected) if expected else None,
+        "rouge_l": rouge_l(answer, expected) if expected else None,
+        "answer_relevancy": _cosine(embed(record.query), embed(answer)),
+    }
+    claims = sentences(answer)
+    support = [s for c in record.retrieved_contexts or () for s in sentences(c)]
+    if claims and support:
+        evidence = np.stack([embed(s) for s in support])
+        evidence = evidence / np.linalg.norm(evidence, axis=1, keepdims=True)
+        supported = 0
+        for claim in claims:
+            vector = embed(claim)
+            if float(np.max(evidence @ (vector / np.linalg.norm(vector)))) >= threshold:
+                supported += 1
+        values["faithfulness"] = supported / len(claims)
+    else:
+        values["faithfulness"] = None
+    return values
