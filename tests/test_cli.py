@@ -55,8 +55,10 @@ def test_example_fails_because_the_drifting_model_fails(example_run, capsys):
     assert code == 1
     report = json.loads((work / "out" / "report.json").read_text())
     assert report["schema"] == 1 and report["verdict"] == "fail" and report["commit"] == "0123456789abcdef"
-    assert [s["name"] for s in report["suites"]] == ["feedback-drift", "stereotype", "stability", "rubric"]
-    suite, stereotype, stability, rubric = report["suites"]
+    assert [s["name"] for s in report["suites"]] == ["feedback-drift", "stereotype", "stability", "rubric",
+                                                     "retrieval"]
+    suite, stereotype, stability, rubric, retrieval = report["suites"]
+    assert retrieval["verdict"] == "pass"
     assert rubric["verdict"] == "warn"
     assert stereotype["verdict"] == "warn"
     assert {c["key"]["model"] for c in stereotype["checks"] if c["verdict"] == "warn"} == {"mistral_7b"}
