@@ -48,11 +48,13 @@ SuiteConfig = Annotated[Union[SUITE_CONFIGS], Field(discriminator="kind")]  # no
 class ReportFormat(str, Enum):
     MARKDOWN = "markdown"
     JSON = "json"
+    HTML = "html"  # report.html, the interactive dashboard
 
 
 class ReportConfig(StrictModel):
     output_dir: str = Field("gate-report", description="Where reports go, relative to the working directory.")
-    formats: list[ReportFormat] = Field(default_factory=lambda: [ReportFormat.MARKDOWN, ReportFormat.JSON])
+    formats: list[ReportFormat] = Field(
+        default_factory=lambda: [ReportFormat.MARKDOWN, ReportFormat.JSON, ReportFormat.HTML])
     worst_items: int = Field(5, ge=0, le=100, description="Worst items shown side by side per suite.")
     templates_dir: str | None = Field(
         None, description="A directory whose templates override the bundled ones (same file names)."

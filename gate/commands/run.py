@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gate import io, publishing, report
 from gate.commands.publish import publish
-from gate.config import GateConfig
+from gate.config import GateConfig, ReportFormat
 from gate.config_loader import load_config
 from gate.errors import ConfigError, ExitCode, Problem
 from gate.judge import CheckVerdict, GateVerdict, Verdict
@@ -41,6 +41,7 @@ def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
         generated_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         output_dir=io.display_path(output_dir), commit=target.head_sha, repository=settings.github.repository,
         run_url=settings.github.run_url, selected_suites=settings.suites, fail_on=settings.fail_on.value,
+        dashboard=ReportFormat.HTML in config.report.formats,
     )
     descriptions = {name: suite.description for name, suite in config.suites.items()}
     written = report.write(verdict, run, config.report, output_dir, descriptions)

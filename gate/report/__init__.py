@@ -43,6 +43,11 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
     if ReportFormat.JSON in config.formats:
         io.write_json_atomic(output_dir / "report.json", report_json(verdict, run.generated_at, run.commit))
         files.append(output_dir / "report.json")
+    if ReportFormat.HTML in config.formats:
+        from gate.report import dashboard
+
+        io.write_text_atomic(output_dir / "report.html", dashboard.render(verdict, run))
+        files.append(output_dir / "report.html")
     run_day = run.generated_at[:10]
     for suite in verdict.suites:
         directory = output_dir / suite.result.name

@@ -26,6 +26,7 @@ class RunInfo:
     run_url: str | None = None
     selected_suites: tuple[str, ...] = ()
     fail_on: str = "fail"
+    dashboard: bool = False  # report.html is written next to report.md
 
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
@@ -47,6 +48,7 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "version": __version__,
         "run": run,
         "commit_short": run.commit[:7] if run.commit else None,
+        "dashboard": run.dashboard,
         "detail": detail,
         "cut_note": cut_note,
         "footer": footer,

@@ -1,0 +1,179 @@
+"""report.html: one self-contained, interactive page of the whole run (no network, no CDN).
+
+Per suite: the verdict and checks, a table per group level, inline-SVG charts of the key metrics, the
+distribution of a per-item value, the baseline comparison where there is one, and the item table —
+sortable and filterable, its rows rendered by the page's script with `textContent` (never as HTML),
+from JSON embedded in the page. The page's Content-Security-Policy forbids every network request.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from gate import __version__
+from gate.judge import CheckVerdict, GateVerdict, SuiteVerdict
+from gate.report import charts
+from gate.report.context import RunInfo
+from gate.report.formatting import WORDS, icon, number, threshold
+from gate.results import key_label
+from gate.scorers import get_scorer
+
+MAX_ITEMS = 20_000  # per suite; beyond this a seeded sample (the page says so)
+CHART_METRICS = {"drift": ("bertscore_f1", "credit_drift_mean"), "stereotype": ("drift_score_mean",
+                 "significant_drift_rate"), "stability": ("stability_coefficient",), "heuristic": ("final_score_mean",),
+                 "rag": ("overall_score", "mrr", "faithfulness")}
+DISTRIBUTIONS = {"drift": ("bertscore_f1", (0.0, 1.0)), "stereotype": ("drift_drift_score", (0.0, 1.0)),
+                 "stability": ("stability_coefficient", None), "heuristic": ("final_score", (0.0, 10.0)),
+                 "rag": ("rouge_l", (0.0, 1.0))}
+SERIES_FIELDS = ("model", "system")
+COMPARED = ("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy", "overall_score")
+
+
+def render(verdict: GateVerdict, run: RunInfo, history: dict[str, Any] | None = None) -> str:
+    suites = [_suite(s) for s in verdict.suites]
+    return _environment().get_template("dashboard.html.j2").render(
+        name=verdict.name, verdict=verdict.verdict.value, word=WORDS[verdict.verdict], icon=icon(verdict.verdict),
+        skipped_reason=verdict.skipped_reason, suites=suites, run=run, version=__version__,
+        checks={v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict},
+        commit=run.commit[:7] if run.commit else None, history=history or {})
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    from gate.report.markdown import bundled_templates
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(bundled_templates())),
+                              undefined=jinja2.StrictUndefined, autoescape=True)
+
+
+def _suite(suite: SuiteVerdict) -> dict[str, Any]:
+    result = suite.result
+    scorer = get_scorer(result.kind)
+    return {
+        "name": result.name, "kind": result.kind, "verdict": suite.verdict.value, "word": WORDS[suite.verdict],
+        "icon": icon(suite.verdict), "notes": list(result.notes),
+        "checks": [{"icon": icon(c.verdict), "verdict": c.verdict.value, "metric": c.metric, "scope": c.scope,
+                    "where": key_label(c.key) if c.scope != "suite" else "whole suite",
+                    "value": number(c.value, _fmt(scorer, c.metric)),
+                    "threshold": threshold(c.op.value, c.fail, c.warn, _fmt(scorer, c.metric)),
+                    "reason": c.reason or ""}
+                   for c in sorted(suite.checks, key=lambda c: ("fail", "unmeasured", "warn", "pass").index(
+                       c.verdict.value))],
+        "problems": sum(1 for c in suite.checks if c.verdict is not CheckVerdict.PASS),
+        "tables": _tables(suite, scorer),
+        "charts": [Markup(svg) for svg in (*_bar_charts(suite), _distribution(suite), _comparison(suite)) if svg],
+        "comparisons": _comparison_tables(suite),
+        "item_table": _items(suite),
+    }
+
+
+def _fmt(scorer, metric: str) -> str:
+    spec = scorer.metrics.get(metric)
+    return spec.fmt if spec else ".3f"
+
+
+def _tables(suite: SuiteVerdict, scorer) -> list[dict[str, Any]]:
+    tables = []
+    for level in ("group", *scorer.levels):
+        groups = suite.result.groups_at(level)
+        if not groups:
+            continue
+        metrics = [m for m in dict.fromkeys(m for g in groups for m in g.metrics)
+                   if any(g.metrics.get(m) is not None for g in groups)]
+        fields = list(dict.fromkeys(k for g in groups for k, _ in g.key))
+        tables.append({
+            "title": "per " + " × ".join(fields), "columns": [*fields, "n", *metrics, "verdict"],
+            "rows": [[*(dict(g.key).get(f, "") for f in fields), str(g.n),
+                      *(number(g.metrics.get(m), _fmt(scorer, m)) for m in metrics),
+                      icon(v) if (v := suite.group_verdict(level, g.key)) else ""] for g in groups]})
+    return tables
+
+
+def _bar_charts(suite: SuiteVerdict) -> list[str]:
+    result = suite.result
+    groups = result.groups_at("group")
+    checked = [c.metric for c in suite.checks if c.scope == "group"]
+    out = []
+    for metric in dict.fromkeys([*CHART_METRICS.get(result.kind, ()), *checked]):
+        if not any(g.metrics.get(metric) is not None for g in groups):
+            continue
+        clusters: dict[str, list[tuple[str, float | None]]] = {}
+        for g in groups:
+            key = dict(g.key)
+            series = next((key[f] for f in SERIES_FIELDS if f in key), metric)
+            cluster = next((v for f, v in g.key if f not in SERIES_FIELDS), series)
+            clusters.setdefault(cluster, []).append((series, g.metrics.get(metric)))
+        out.append(charts.grouped_bars(f"{metric} per {' × '.join(k for k, _ in groups[0].key)}",
+                                       list(clusters.items())))
+    return out[:3]
+
+
+def _distribution(suite: SuiteVerdict) -> str:
+    metric, bounds = DISTRIBUTIONS.get(suite.result.kind, (None, None))
+    if metric is None:
+        return ""
+    by_series: dict[str, list[float]] = {}
+    for item in suite.result.items:
+        key = dict(item.key)
+        value = item.values.get(metric)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            by_series.setdefault(next((key[f] for f in SERIES_FIELDS if f in key), "all"), []).append(float(value))
+    return charts.histogram(f"Distribution of {metric} per item", list(by_series.items()), bounds=bounds)
+
+
+def _comparison(suite: SuiteVerdict) -> str:
+    svgs = []
+    for title, rows in suite.result.inputs.get("comparisons", {}).items():
+        chosen = [(r["metric"], r["baseline"], r["candidate"],
+                   f"{r['delta_pct']:+.0f}%" if r["delta_pct"] is not None else "",
+                   {"improvement": "▲", "regression": "▼"}.get(r["outcome"], ""))
+                  for r in rows if r["metric"] in COMPARED]
+        svgs.append(charts.comparison_bars(f"{title}: baseline vs candidate (▲ significant improvement, "
+                                           "▼ significant regression)", chosen))
+    return "".join(svgs)
+
+
+def _comparison_tables(suite: SuiteVerdict) -> list[dict[str, Any]]:
+    tables = []
+    for title, rows in suite.result.inputs.get("comparisons", {}).items():
+        tables.append({"title": title, "rows": [
+            {"metric": r["metric"], "baseline": number(r["baseline"]), "candidate": number(r["candidate"]),
+             "delta": number(r["delta"], "+.3f") if r["delta"] is not None else "n/a",
+             "pct": f"{r['delta_pct']:+.1f}%" if r["delta_pct"] is not None else "—",
+             "evidence": (f"CI [{r['low']:+.3g}, {r['high']:+.3g}]" if r["low"] is not None else
+                          (f"p = {r['p_value']:.3g}" if r["p_value"] is not None else "")) +
+                         (f", n = {r['n']}" if r["n"] else ""),
+             "outcome": r["outcome"]} for r in rows]})
+    return tables
+
+
+def _items(suite: SuiteVerdict) -> dict[str, Any]:
+    result = suite.result
+    items = list(result.items)
+    note = ""
+    if len(items) > MAX_ITEMS:
+        rng = random.Random(0)
+        items = rng.sample(items, MAX_ITEMS)
+        note = f"A seeded sample of {MAX_ITEMS:,} of the {len(result.items):,} items; items.csv has them all."
+    columns = list(result.item_columns)
+    rows = [[_cell({**dict(i.key), **i.values}.get(c)) for c in columns] for i in items]
+    data = json.dumps({"columns": columns, "rows": rows}, separators=(",", ":"), allow_nan=False)
+    # Inside <script type="application/json">: no "</script>", no HTML comment, whatever the text holds.
+    safe = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return {"json": Markup(safe), "count": len(result.items), "note": note}
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 4) if math.isfinite(value) else None
+    if isinstance(value, (bool, int)) or value is None:
+        return value
+    text = str(value)
+    return text if len(text) <= 300 else text[:299] + "…"
