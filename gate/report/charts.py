@@ -26,9 +26,10 @@ def _fmt(value: float | None) -> str:
 
 
 def _scale(lo: float, hi: float) -> tuple[float, float]:
-    if lo == hi:
-        return (lo - 1, hi + 1) if lo else (0.0, 1.0)
-    return -_nice(-lo) if lo < 0 else 0.0, _nice(hi) if hi > 0 else 0.0
+    """Axis ends: from 0 (or a round negative) to a round number above the largest value."""
+    low = -_nice(-lo) if lo < 0 else 0.0
+    high = _nice(hi) if hi > 0 else 0.0
+    return (low, high) if high > low else (low, low + 1.0)
 
 
 def _nice(value: float) -> float:
@@ -64,7 +65,7 @@ def grouped_bars(title: str, groups: Sequence[tuple[str, Sequence[tuple[str, flo
                          f'width="{bar - 1:.1f}" height="{max(h, 0.5):.1f}"><title>{_e(label)} · {_e(name)}: '
                          f'{_fmt(value)}{_e(unit)}</title></rect>')
         parts.append(f'<text class="tick" x="{left + g * slot + slot / 2:.1f}" y="{top + height + 14}" '
-                     f'text-anchor="middle">{_e(_short(label, int(slot / 6)))}</text>')
+                     f'text-anchor="middle">{_e(_short(label, int(slot / 8)))}</text>')
     parts += _legend(series, top + height + 34)
     return "".join(parts) + "</svg>"
 

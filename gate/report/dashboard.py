@@ -98,7 +98,8 @@ def _tables(suite: SuiteVerdict, scorer) -> list[dict[str, Any]]:
 
 def _bar_charts(suite: SuiteVerdict) -> list[str]:
     result = suite.result
-    groups = result.groups_at("group")
+    # a baseline run (rag) is drawn beside the candidate systems
+    groups = result.groups_at("group") + result.groups_at("baseline")
     checked = [c.metric for c in suite.checks if c.scope == "group"]
     out = []
     for metric in dict.fromkeys([*CHART_METRICS.get(result.kind, ()), *checked]):
@@ -108,6 +109,7 @@ def _bar_charts(suite: SuiteVerdict) -> list[str]:
         for g in groups:
             key = dict(g.key)
             series = next((key[f] for f in SERIES_FIELDS if f in key), metric)
+            series += " (baseline)" if g.level == "baseline" else ""
             cluster = next((v for f, v in g.key if f not in SERIES_FIELDS), series)
             clusters.setdefault(cluster, []).append((series, g.metrics.get(metric)))
         out.append(charts.grouped_bars(f"{metric} per {' × '.join(k for k, _ in groups[0].key)}",
