@@ -1,0 +1,46 @@
+"""Appending whole lines to a shared file: concurrent appenders (processes, CI jobs on one disk) never
+interleave, and a line torn by a crashed writer never swallows the next one.
+
+Part of `gate.io`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+try:  # POSIX; elsewhere appends rely on O_APPEND alone
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+
+def append_line_locked(path: Path, line: str) -> None:
+    """Append `line` + newline under an exclusive flock, in one write, then fsync."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # a writer crashed mid-line: leave its fragment on a line of its own
+            written = os.write(fd, data)
+            while written < len(data):  # short writes (full disk, signals) are finished under the same lock
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        finally:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def read_bytes_or_empty(path: Path) -> bytes:
+    """A file's bytes; b"" when it does not exist yet (an empty history, a first run)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""

@@ -1,0 +1,136 @@
+"""JUnit XML (report.junit.xml): one testcase per check, for CI systems that read JUnit results.
+
+The document validates against the Jenkins xunit-plugin schema (junit-10.xsd; a copy is in
+tests/support/junit.xsd), the de-facto common JUnit schema:
+
+    <testsuites name=GATE tests failures errors time>
+      <testsuite name=SUITE tests failures errors skipped time timestamp>   one per suite
+        <properties> kind, verdict, unmeasured policy </properties>
+        <testcase classname="GATE.SUITE" name="METRIC [KEY] (OP THRESHOLD)" time="0">   one per check
+          <failure message type>  a failed check (or an unmeasured one under `unmeasured: fail`)
+          <skipped message>       an unmeasured check under `unmeasured: warn` (the default)
+          <system-out>            a warned check: it passes, with the warning as output
+
+`<testsuites>` carries no `skipped` count: the schema has no such attribute there (each
+`<testsuite>` has one). A skipped gate (no suites run) is one testsuite holding one skipped testcase
+with the reason. Pure: verdicts in, text out; ElementTree escapes, and characters XML 1.0 cannot
+carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF) are removed first.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from gate.config import UnmeasuredPolicy
+from gate.judge import CheckResult, CheckVerdict, GateVerdict, Op, SuiteVerdict
+from gate.results import key_label
+
+# Everything outside XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+
+def xml_text(value: object) -> str:
+    """`value` as a string XML 1.0 can hold: forbidden characters removed, nothing else changed."""
+    return _NOT_XML.sub("", str(value))
+
+
+def junit_xml(verdict: GateVerdict, generated_at: str) -> str:
+    """The gate's verdict as JUnit XML (with declaration; encode the returned text as UTF-8)."""
+    root = _element(None, "testsuites", name=verdict.name)
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    if verdict.suites:
+        for suite in verdict.suites:
+            counts = _suite(root, verdict.name, suite, generated_at)
+            totals = {k: totals[k] + counts[k] for k in totals}
+    else:
+        _skipped_gate(root, verdict, generated_at)
+        totals = {"tests": 1, "failures": 0, "skipped": 1}
+    _set(root, tests=totals["tests"], failures=totals["failures"], errors=0, time="0")
+    ET.indent(root)
+    return _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _suite(root: ET.Element, gate: str, suite: SuiteVerdict, generated_at: str) -> dict[str, int]:
+    name = suite.result.name
+    element = _element(root, "testsuite", name=name)
+    properties = _element(element, "properties")
+    for prop, value in (("kind", suite.result.kind), ("verdict", suite.verdict.value),
+                        ("unmeasured_policy", suite.policy.value)):
+        _element(properties, "property", name=prop, value=value)
+    counts = {"tests": 0, "failures": 0, "skipped": 0}
+    for check in suite.checks:
+        outcome = _testcase(element, f"{gate}.{name}", check, suite.policy)
+        counts["tests"] += 1
+        if outcome in counts:
+            counts[outcome] += 1
+    _set(element, tests=counts["tests"], failures=counts["failures"], errors=0, skipped=counts["skipped"],
+         time="0", timestamp=generated_at)
+    return counts
+
+
+def testcase_name(check: CheckResult) -> str:
+    """`bertscore_f1 [exercise 14676, model llama] (min 0.7)`; the key reads `suite` for suite-level checks."""
+    return f"{check.metric} [{key_label(check.key)}] ({check.op.value} {_num(check.fail)})"
+
+
+def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: UnmeasuredPolicy) -> str:
+    """Write one check; return what it counts as: `failures`, `skipped` or `passed`."""
+    case = _element(parent, "testcase", classname=classname, name=testcase_name(check), time="0")
+    where = key_label(check.key)
+    if check.verdict is CheckVerdict.FAIL:
+        message = f"{check.metric} = {_num(check.value)} {_cmp(check.op)} {check.op.value} {_num(check.fail)}"
+        side = "below the minimum" if check.op is Op.MIN else "above the maximum"
+        body = f"{where}: {check.metric} is {_num(check.value)}, {side} {_num(check.fail)}{_warn_note(check)}."
+        _element(case, "failure", body, message=message, type="fail")
+        return "failures"
+    if check.verdict is CheckVerdict.UNMEASURED:
+        reason = check.reason or "no measured value"
+        if policy is UnmeasuredPolicy.FAIL:
+            body = f"{where}: {check.metric} could not be measured ({reason}); the suite says `unmeasured: fail`."
+            _element(case, "failure", body, message=f"unmeasured: {reason}", type="unmeasured")
+            return "failures"
+        _element(case, "skipped", message=f"unmeasured: {reason}")
+        return "skipped"
+    if check.verdict is CheckVerdict.WARN:
+        sign = "<" if check.op is Op.MIN else ">"
+        text = (f"warning: {where}: {check.metric} = {_num(check.value)} {sign} warn {_num(check.warn)} "
+                f"(fails {sign} {_num(check.fail)})")
+        _element(case, "system-out", text)
+    return "passed"
+
+
+def _skipped_gate(root: ET.Element, verdict: GateVerdict, generated_at: str) -> None:
+    reason = verdict.skipped_reason or "no suites were run"
+    suite = _element(root, "testsuite", name=verdict.name, tests=1, failures=0, errors=0, skipped=1, time="0",
+                     timestamp=generated_at)
+    case = _element(suite, "testcase", classname=verdict.name, name="gate skipped", time="0")
+    _element(case, "skipped", message=reason)
+
+
+def _warn_note(check: CheckResult) -> str:
+    if check.warn is None:
+        return ""
+    return f" (warns {'below' if check.op is Op.MIN else 'above'} {_num(check.warn)})"
+
+
+def _cmp(op: Op) -> str:
+    return "<" if op is Op.MIN else ">"
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else format(value, ".4g")
+
+
+def _element(parent: ET.Element | None, tag: str, text: str | None = None, **attrs: object) -> ET.Element:
+    element = ET.Element(tag) if parent is None else ET.SubElement(parent, tag)
+    _set(element, **attrs)
+    if text is not None:
+        element.text = xml_text(text)
+    return element
+
+
+def _set(element: ET.Element, **attrs: object) -> None:
+    for name, value in attrs.items():
+        element.set(name, xml_text(value))
