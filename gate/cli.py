@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
@@ -56,6 +55,7 @@ def run(
     fail_on: Annotated[FailOn | None, typer.Option(help="fail (default): exit 1 on failures; warn: also on warnings.")] = None,  # noqa: E501
     comment: Annotated[CommentMode | None, typer.Option(help="PR comment: sticky (edit one per gate), new, off. Default: gate.yml.")] = None,  # noqa: E501
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
 ) -> None:
     """Score, judge and report: the gate itself.
 
@@ -70,7 +70,7 @@ def run(
                                  publish=False if no_publish else None,
                                  fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
                                  models=tuple(model or ()))
-    raise typer.Exit(int(run_gate(settings, quiet=quiet)))
+    raise typer.Exit(int(run_gate(settings, quiet=quiet, record_history=record_history)))
 
 
 @app.command()
@@ -152,23 +152,6 @@ def sample(
     sample_exercises(exercises, output_dir, per_exercise, seed)
 
 
-@baseline_app.command("bless")
-def baseline_bless(
-    model: Annotated[str, typer.Option(help="The candidate model whose feedback becomes the baseline.")],
-    config: ConfigOption = None,
-    suite: Annotated[str | None, typer.Option(help="The drift suite (default: the only one).")] = None,
-    model_version: Annotated[str | None, typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: E501
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
-) -> None:
-    """Regenerate the baseline: write a model's candidate feedback into the exercise files."""
-    from gate.commands.bless import bless_baseline
-    from gate.settings import Settings
-
-    settings = Settings.from_env(os.environ, config=str(config) if config else None)
-    bless_baseline(settings.config_path, suite, model, model_version, dry_run,
-                   datetime.now(timezone.utc).replace(microsecond=0))
-
-
 def main() -> None:
     """Entry point: a user-facing error becomes a message and its exit code, never a bare traceback."""
     try:
@@ -201,3 +184,6 @@ def main() -> None:
 def _print_error(exc: GateError) -> None:
     label = {ExitCode.INVALID_INPUT: "invalid input", ExitCode.RUNTIME_FAILURE: "runtime failure"}
     sys.stderr.write(f"llm-gate: {label.get(exc.exit_code, 'error')}: {exc}\n")
+
+
+from gate import cli_over_time  # noqa: E402,F401  (registers baseline bless, history, calibrate)

@@ -49,6 +49,7 @@ class ReportFormat(str, Enum):
     MARKDOWN = "markdown"
     JSON = "json"
     HTML = "html"  # report.html, the interactive dashboard
+    JUNIT = "junit"  # junit.xml, one testcase per check
 
 
 class ReportConfig(StrictModel):
@@ -73,6 +74,39 @@ class PublishConfig(StrictModel):
     summary: bool = True
 
 
+# ---------------------------------------------------------------- baselines and history
+
+
+class BaselinesConfig(StrictModel):
+    """Metric baseline snapshots: one JSON file per suite, written by `llm-gate baseline bless`."""
+
+    dir: str = Field("baselines/metrics", description="Where snapshots are kept, relative to gate.yml "
+                     "(`<dir>/<suite>.json`); commit them.")
+    max_age_days: int | None = Field(
+        90, ge=1, description="Flag a baseline (snapshot or drift baseline feedback) older than this; null: never."
+    )
+
+
+class HistoryConfig(StrictModel):
+    """Runs on the default branch appended to a JSONL history, for trends and deltas in PR comments."""
+
+    path: str = Field("history/{gate}.jsonl", description="History file, relative to gate.yml; `{gate}` is "
+                      "the gate's name.")
+    branch: str | None = Field(
+        None, description="Also keep the history on this branch of the repository (created on first use, "
+        "like github-action-benchmark's gh-pages): default-branch runs push their entry there and pull "
+        "requests read it. Needs `contents: write` on default-branch runs.")
+    default_branch: str | None = Field(
+        None, description="The branch whose runs are recorded. Default: the repository's default branch as "
+        "the event names it.")
+    points: int = Field(20, ge=2, le=200, description="Runs shown in trends.")
+    metrics: list[str] | None = Field(
+        None, description="Suite-level metrics to trend. Default: the metrics each suite checks.")
+
+    def file_name(self, gate: str) -> str:
+        return self.path.replace("{gate}", gate)
+
+
 # ---------------------------------------------------------------- the gate
 
 
@@ -89,6 +123,8 @@ class GateConfig(StrictModel):
     suites: dict[str, SuiteConfig] = Field(min_length=1)
     report: ReportConfig = ReportConfig()
     publish: PublishConfig = PublishConfig()
+    baselines: BaselinesConfig = BaselinesConfig()
+    history: HistoryConfig | None = Field(None, description="Keep a history of default-branch runs (opt-in).")
 
     @field_validator("suites")
     @classmethod

@@ -91,23 +91,55 @@ class UnmeasuredPolicy(str, Enum):
 
 
 class CheckConfig(StrictModel):
-    """A threshold on one metric. `min`/`max` fail the gate; `warn` is an earlier, softer level."""
+    """A threshold on one metric. `min`/`max` bound the value; `max_decrease`/`max_increase` bound its change
+    against the suite's blessed baseline snapshot (`llm-gate baseline bless`), optionally only when the
+    change is statistically significant. Each bound fails the gate; `warn*` are earlier, softer levels."""
 
     min: float | None = Field(None, description="Fail when the value is below this.")
     max: float | None = Field(None, description="Fail when the value is above this.")
     warn: float | None = Field(
         None, description="Warn when the value is on the wrong side of this (requires exactly one of min/max)."
     )
+    max_decrease: float | None = Field(
+        None, ge=0, description="Fail when the value fell by more than this against the baseline snapshot."
+    )
+    warn_decrease: float | None = Field(None, ge=0, description="Warn when it fell by more than this.")
+    max_increase: float | None = Field(
+        None, ge=0, description="Fail when the value rose by more than this against the baseline snapshot."
+    )
+    warn_increase: float | None = Field(None, ge=0, description="Warn when it rose by more than this.")
+    significant: bool = Field(
+        False,
+        description="Judge a change only when it is significant: the paired bootstrap confidence interval of "
+        "the per-item difference to the baseline excludes 0 on the bad side (needs per-item values).",
+    )
+    confidence: float = Field(0.95, gt=0.5, lt=1, description="Confidence level of that interval.")
     scope: str = Field(
         "group",
         description="Where the check applies: `group` (the suite's primary groups, e.g. exercise x model), "
         "another level the suite kind names (e.g. `model`), or `suite`.",
     )
 
+    @property
+    def relative(self) -> bool:
+        return self.max_decrease is not None or self.max_increase is not None
+
     @model_validator(mode="after")
     def _bounds_make_sense(self) -> CheckConfig:
-        if self.min is None and self.max is None:
-            raise ValueError("a check needs `min` or `max` (e.g. `{min: 0.8}`)")
+        if self.min is None and self.max is None and not self.relative:
+            raise ValueError("a check needs `min`, `max`, `max_decrease` or `max_increase` (e.g. `{min: 0.8}`)")
+        for warn, bound in (("warn_decrease", "max_decrease"), ("warn_increase", "max_increase")):
+            warn_value, bound_value = getattr(self, warn), getattr(self, bound)
+            if warn_value is not None and bound_value is None:
+                raise ValueError(f"`{warn}` needs `{bound}` (the level that fails)")
+            if warn_value is not None and warn_value > bound_value:
+                raise ValueError(f"`{warn}` ({warn_value}) must be at or below `{bound}` ({bound_value}): "
+                                 "changes warn from the warn level and fail past the max")
+        if self.significant and not self.relative:
+            raise ValueError("`significant: true` needs `max_decrease` or `max_increase` (it tests a change "
+                             "against the baseline snapshot)")
+        if self.warn is not None and self.min is None and self.max is None:
+            raise ValueError("`warn` is for `min`/`max`; for changes use `warn_decrease`/`warn_increase`")
         if self.min is not None and self.max is not None:
             if self.min > self.max:
                 raise ValueError(f"`min` ({self.min}) is greater than `max` ({self.max})")

@@ -1,9 +1,11 @@
-"""The only module that talks to GitHub (through PyGithub): sticky comment, check run, commit status.
+"""With `gate.github_contents`, the only modules that talk to GitHub (through PyGithub): sticky comment, check
+run, commit status here; files on branches (the history) and a pull request's changed files there.
 
 Every call is retried on transient failures (5xx, 429, secondary rate limits, timeouts) with
-exponential backoff that honours `Retry-After`. A failure that remains is returned as a note, not
-raised: publishing never changes the gate's verdict or exit code, and the report files and job
-summary are already written when this runs.
+exponential backoff that honours `Retry-After`. A failure that remains is returned by `publish` as a
+note, not raised: publishing never changes the gate's verdict or exit code, and the report files and
+job summary are already written when this runs. The contents methods raise PublishError (scrubbed of
+the token) or return None, and their callers decide.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gate.config import CommentMode
+from gate.github_contents import ContentsMixin
 from gate.publishing import PublishBundle, comment_body, comment_content, marker
 
 T = TypeVar("T")
@@ -61,7 +64,7 @@ READ_ONLY_HINT = ("the token cannot write here (a pull request from a fork gets 
                   "workflow (README: Pull requests from forks)")
 
 
-class GitHubPublisher:
+class GitHubPublisher(ContentsMixin):
     def __init__(self, token: str, api_url: str, repository: str, *, retry: RetryPolicy | None = None,
                  timeout: int = 30):
         from github import Auth, Github

@@ -8,12 +8,16 @@ check verdict `unmeasured`, which counts toward the suite as the suite's `unmeas
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from gate.config import CheckConfig, UnmeasuredPolicy
 from gate.results import Key, SuiteResult
+
+if TYPE_CHECKING:
+    from gate.snapshots import Comparison
 
 
 class Verdict(str, Enum):
@@ -35,6 +39,20 @@ class Op(str, Enum):
     MAX = "max"
 
 
+@dataclass(frozen=True)
+class Change:
+    """A check of a value's change against the blessed baseline snapshot, with its evidence."""
+
+    baseline: float | None
+    current: float | None
+    bound: str  # "max_decrease" | "max_increase", as configured
+    n: int = 0  # items paired with the baseline for the interval
+    low: float | None = None  # confidence interval of the mean per-item difference (current − baseline)
+    high: float | None = None
+    confidence: float | None = None  # None: significance not asked for
+    significant: bool | None = None  # is the change significant on the bad side? None: not tested
+
+
 _SEVERITY = {Verdict.SKIPPED: -1, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2}
 
 
@@ -50,9 +68,10 @@ class CheckResult:
     op: Op
     fail: float
     warn: float | None
-    value: float | None
+    value: float | None  # for a change check: current − baseline
     verdict: CheckVerdict
     reason: str | None = None  # why unmeasured
+    change: Change | None = None  # set for checks against the baseline snapshot (max_decrease/max_increase)
 
     def counts_as(self, policy: UnmeasuredPolicy) -> Verdict:
         if self.verdict is CheckVerdict.UNMEASURED:
@@ -66,6 +85,7 @@ class SuiteVerdict:
     checks: tuple[CheckResult, ...]
     verdict: Verdict
     policy: UnmeasuredPolicy
+    comparison: Comparison | None = None  # the suite against its baseline snapshot, when one was looked up
 
     def group_verdict(self, scope: str, key: Key) -> Verdict | None:
         """Worst verdict of the checks on one group; None where no check looks at it."""
@@ -101,14 +121,22 @@ def judge_value(value: float | None, op: Op, fail: float, warn: float | None) ->
     return CheckVerdict.WARN if warn is not None and value > warn + TOLERANCE else CheckVerdict.PASS
 
 
-def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig], policy: UnmeasuredPolicy) -> SuiteVerdict:
+def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig], policy: UnmeasuredPolicy,
+                comparison: Comparison | None = None,
+                item_column: Callable[[str], str | None] = lambda metric: None) -> SuiteVerdict:
+    """Verdicts of every check; change checks compare with `comparison`'s snapshot (`gate.judge_changes`),
+    pairing items through `item_column` (the item value a group metric is the mean of)."""
+    from gate.judge_changes import change_checks
+
     outcomes: list[CheckResult] = []
     for metric, check in checks.items():
         bounds = [(Op.MIN, check.min), (Op.MAX, check.max)]
         for op, fail in ((o, f) for o, f in bounds if f is not None):
             outcomes += _apply(result, metric, check.scope, op, fail, check.warn)
+        if check.relative:
+            outcomes += change_checks(result, metric, check, comparison, item_column(metric))
     verdict = worst([c.counts_as(policy) for c in outcomes])
-    return SuiteVerdict(result, tuple(outcomes), verdict, policy)
+    return SuiteVerdict(result, tuple(outcomes), verdict, policy, comparison)
 
 
 def _apply(result: SuiteResult, metric: str, scope: str, op: Op, fail: float, warn: float | None) -> list[CheckResult]:

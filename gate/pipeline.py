@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.config import GateConfig, SuiteBase
 from gate.errors import ConfigError, InputError, Problem
 from gate.judge import GateVerdict, judge_gate, judge_suite
 from gate.results import SuiteResult
-from gate.runtime.api import ModelRuntime
+from gate.runtime.api import ClassifierLabels, ModelRuntime
+from gate.runtime.plan import RecordingRuntime, Shard, WorkPlan, block_texts_for, build_plan
+from gate.runtime.replay import NotInStore, StoreRuntime
+from gate.runtime.store import ResultStore
 from gate.scorers import get_scorer
 from gate.scorers.base import ScoringContext
+from gate.snapshots import Comparison
+
+if TYPE_CHECKING:
+    from gate.runtime.session import TorchRuntime
 
 
 @dataclass(frozen=True)
@@ -79,9 +86,61 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
     return [get_scorer(s.config.kind).score(s.name, s.config, s.data, context) for s in loaded]
 
 
-def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: str | None = None) -> GateVerdict:
+# ---------------------------------------------------------------- model work, computed whole or in shards
+# A plain run: `store = compute_model_work(...)`, then `score(..., StoreRuntime(store), ...)`. A sharded run:
+# each shard `compute_model_work(..., shard=Shard.parse("i/N")).save(path)`; the merge scores
+# `StoreRuntime(merge_model_work(paths, ...))`. Both equal the plain run bitwise (gate/runtime/plan.py).
+
+def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
+                    labels: Callable[[str], ClassifierLabels], block_texts: int | None = None) -> WorkPlan:
+    """The planning pass: the scorers of suites with model work ask a `RecordingRuntime`; nothing runs."""
+    from gate.runtime.session import resolve_layer
+
+    recorder = RecordingRuntime(labels, resolve_layer)
+    with_models = [s for s in loaded if get_scorer(s.config.kind).model_roles]
+    score(with_models, config, recorder, base_dir, judge=_planning_judge)
+    batch_size = config.runtime.batch_size
+    return build_plan(recorder.requests, block_texts or block_texts_for(batch_size), batch_size)
+
+
+def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
+                       shard: Shard | None = None, block_texts: int | None = None) -> ResultStore:
+    """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime)."""
+    from gate.runtime.work import execute
+
+    plan = plan_model_work(loaded, config, base_dir, runtime.classifier_labels, block_texts)
+    return execute(plan, runtime, shard)
+
+
+def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,
+                     base_dir: Path) -> ResultStore:
+    """The shards' files merged and checked against this run's own plan (so its inputs must be theirs)."""
+    store = ResultStore.merge([ResultStore.load(p) for p in paths])
+    try:  # the labels come from the store: a merge loads no model
+        digest = plan_model_work(loaded, config, base_dir, StoreRuntime(store).classifier_labels,
+                                 store.block_texts).digest
+    except NotInStore:  # this run asks for a classifier the shards never loaded
+        digest = ""
+    store.require_plan(digest)
+    return store
+
+
+def _planning_judge(config: Any, items: Sequence[Any]) -> Any:
+    """Stands in for the LLM judge in the planning pass: no network, every score unmeasured."""
+    from gate.llm_judge import JudgeRun, JudgeScore
+
+    scores = tuple(JudgeScore(i.key, i.criterion, None, "planning pass", False, 0) for i in items)
+    return JudgeRun(scores, requests=0, cache_hits=0, tokens=0, cost_usd=0.0, stopped_by_budget=False)
+
+
+def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: str | None = None,
+          comparisons: Mapping[str, Comparison] | None = None) -> GateVerdict:
+    """Verdicts; change checks (`max_decrease`…) compare with each suite's baseline snapshot in `comparisons`."""
     verdicts = []
     for result in results:
         suite = config.suites[result.name]
-        verdicts.append(judge_suite(result, get_scorer(suite.kind).checks_for(suite), suite.unmeasured))
+        scorer = get_scorer(suite.kind)
+        verdicts.append(judge_suite(result, scorer.checks_for(suite), suite.unmeasured,
+                                    (comparisons or {}).get(result.name),
+                                    lambda metric, r=result, s=scorer: s.item_column(metric, r.item_columns)))
     return judge_gate(config.name, verdicts, skipped_reason)

@@ -29,6 +29,7 @@ class GitHubContext:
     event_name: str | None = None
     event_path: Path | None = None
     sha: str | None = None
+    ref: str | None = None  # e.g. refs/heads/main
     run_id: str | None = None
     workspace: Path | None = None
     step_summary: Path | None = None
@@ -103,6 +104,7 @@ def _github(environ: Mapping[str, str], input_token: str | None) -> GitHubContex
         event_name=environ.get("GITHUB_EVENT_NAME") or None,
         event_path=path("GITHUB_EVENT_PATH"),
         sha=environ.get("GITHUB_SHA") or None,
+        ref=environ.get("GITHUB_REF") or None,
         run_id=environ.get("GITHUB_RUN_ID") or None,
         workspace=path("GITHUB_WORKSPACE"),
         step_summary=path("GITHUB_STEP_SUMMARY"),

@@ -109,7 +109,7 @@ def test_unknown_metric_and_scope():
 @pytest.mark.parametrize(
     "check, message",
     [
-        ("{}", "needs `min` or `max`"),
+        ("{}", "needs `min`, `max`, `max_decrease` or `max_increase`"),
         ("{min: 0.8, warn: 0.7}", "must be at or above `min`"),
         ("{max: 3, warn: 4}", "must be at or below `max`"),
         ("{min: 2, max: 1}", "greater than `max`"),

@@ -15,7 +15,8 @@ from gate.records.drift import load_drift
 
 
 def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_version: str | None,
-                   dry_run: bool, now: datetime) -> None:
+                   dry_run: bool, now: datetime) -> str:
+    """Write `model`'s feedback as the baseline feedback of a drift suite; returns the suite's name."""
     config = load_config(config_path)
     base_dir = config_path.resolve().parent
     drift = {n: s for n, s in config.suites.items() if isinstance(s, DriftSuiteConfig)}
@@ -56,3 +57,4 @@ def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_
         shown = ", ".join(kept[:10]) + (" …" if len(kept) > 10 else "")
         sys.stdout.write(f"warning: {len(kept)} submission(s) have no candidate from {model} and keep their "
                          f"previous baseline: {shown}\n")
+    return name

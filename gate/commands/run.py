@@ -7,41 +7,67 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gate import io, publishing, report
+from gate import comparison, history, io, publishing, report, trends
+from gate.commands import history_flow
 from gate.commands.publish import publish
 from gate.config import GateConfig, ReportFormat
 from gate.config_loader import load_config
 from gate.errors import ConfigError, ExitCode, Problem
 from gate.judge import CheckVerdict, GateVerdict, Verdict
-from gate.pipeline import judge, load_suites, score, select_suites
+from gate.pipeline import StoreRuntime, compute_model_work, judge, load_suites, score, select_suites
 from gate.report import sizing
 from gate.report.annotations import annotations
 from gate.report.context import RunInfo
 from gate.report.drift_export import seed_summary
 from gate.report.formatting import WORDS, icon
+from gate.report.json_report import report_json
 from gate.runtime import progress
 from gate.runtime.session import TorchRuntime
+from gate.scorers import get_scorer
 from gate.settings import FailOn, Settings
 
 COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
 
 
-def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
+def run_gate(settings: Settings, quiet: bool = False, record_history: bool | None = None) -> ExitCode:
     progress.set_enabled(not quiet)
     config = load_config(settings.config_path)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
+    results = measure(config, selected, base_dir)
+    return finish(results, config, settings, base_dir, output_dir, selected=bool(selected),
+                  record_history=record_history)
+
+
+def measure(config: GateConfig, selected: list, base_dir: Path) -> list:
+    """Load and score the selected suites (`llm-gate run`, `baseline bless`)."""
     loaded = load_suites(selected, base_dir)
-    runtime = TorchRuntime(config.runtime, base_dir)
-    results = score(loaded, config, runtime, base_dir, judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
-    verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite")
-    target = publishing.target_from_event(settings.github.event_name, _event(settings), settings.github.sha)
+    runtime = StoreRuntime(compute_model_work(loaded, config, TorchRuntime(config.runtime, base_dir), base_dir))
+    return score(loaded, config, runtime, base_dir, judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
+
+
+def finish(results: list, config: GateConfig, settings: Settings, base_dir: Path, output_dir: Path, *,
+           selected: bool, record_history: bool | None = None) -> ExitCode:
+    """Measured results -> baselines, verdicts, history, reports, publishing, exit code (also after a merge)."""
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    event = _event(settings)
+    target = publishing.target_from_event(settings.github.event_name, event, settings.github.sha)
+    publisher = history_flow.publisher_for(settings) if settings.publish else None  # --no-publish: no API at all
+    changed = history_flow.changed_files(settings, event, base_dir, publisher)
+    comparisons = comparison.comparisons(config, results, base_dir, now, changed)
+    verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite",
+                    comparisons)
+    past = history_flow.read_history(config, base_dir, publisher)
+    record, record_note = history_flow.should_record(config, settings, event, record_history)
     run = RunInfo(
-        generated_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        generated_at=now.isoformat(),
         output_dir=io.display_path(output_dir), commit=target.head_sha, repository=settings.github.repository,
         run_url=settings.github.run_url, selected_suites=settings.suites, fail_on=settings.fail_on.value,
         dashboard=ReportFormat.HTML in config.report.formats,
+        trends=_trends(config, verdict, past.entries),
+        stale_outputs=comparison.stale_output_baselines(results, now, config.baselines.max_age_days),
+        history_notes=tuple(n for n in [*past.notes, record_note] if n),
     )
     descriptions = {name: suite.description for name, suite in config.suites.items()}
     written = report.write(verdict, run, config.report, output_dir, descriptions)
@@ -50,7 +76,21 @@ def run_gate(settings: Settings, quiet: bool = False) -> ExitCode:
     if settings.publish:
         publish(bundle, written.markdown, written.markdown_path, settings, config.publish)
     _print_summary(verdict, written)
+    if record and verdict.suites:
+        entry = history.Entry.from_report(report_json(verdict, run.generated_at, run.commit),
+                                          ref=settings.github.ref)
+        notes = history_flow.record(config, base_dir, entry, publisher, settings.publish, past.entries)
+        for note in notes:
+            sys.stdout.write(f"  {note}\n")
     return exit_code(verdict, settings.fail_on)
+
+
+def _trends(config: GateConfig, verdict: GateVerdict, entries: list) -> dict:
+    if config.history is None or not entries:
+        return {}
+    checked = {name: list(get_scorer(suite.kind).checks_for(suite)) for name, suite in config.suites.items()}
+    metrics = trends.key_metrics(checked, [s.result for s in verdict.suites], config.history.metrics)
+    return trends.suite_trends(entries, verdict, metrics, config.history.points)
 
 
 def llm_judge(environ, cache_dir: Path):

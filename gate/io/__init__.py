@@ -24,7 +24,7 @@ from gate.io.write import (
 )
 
 __all__ = [
-    "JsonDocument", "RawRecord", "SourceRef", "append_line_locked", "append_text", "read_bytes_or_empty", "display_path", "expand_globs", "read_json_document",
-    "read_json_quiet", "read_records", "read_text", "sha256_files", "to_json", "write_csv_atomic",
-    "write_json_atomic", "write_text_atomic", "write_xlsx_atomic",
+    "JsonDocument", "RawRecord", "SourceRef", "append_line_locked", "append_text", "display_path", "expand_globs",
+    "read_bytes_or_empty", "read_json_document", "read_json_quiet", "read_records", "read_text", "sha256_files",
+    "to_json", "write_csv_atomic", "write_json_atomic", "write_text_atomic", "write_xlsx_atomic",
 ]

@@ -1,4 +1,5 @@
-"""Write a judged run to disk: report.md, report.json, <suite>/items.csv and the seeds' own exports."""
+"""Write a judged run to disk: report.md, report.json, report.html, junit.xml, <suite>/items.csv and the
+seeds' own exports."""
 
 from __future__ import annotations
 
@@ -48,6 +49,11 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
 
         io.write_text_atomic(output_dir / "report.html", dashboard.render(verdict, run))
         files.append(output_dir / "report.html")
+    if ReportFormat.JUNIT in config.formats:
+        from gate.report.junit import junit_xml
+
+        io.write_text_atomic(output_dir / "junit.xml", junit_xml(verdict, run.generated_at))
+        files.append(output_dir / "junit.xml")
     run_day = run.generated_at[:10]
     for suite in verdict.suites:
         directory = output_dir / suite.result.name

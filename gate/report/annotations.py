@@ -78,6 +78,13 @@ def _suite_annotations(suite: SuiteVerdict) -> list[Annotation]:
 
 
 def describe(check: CheckResult) -> str:
+    if check.change is not None:
+        if check.value is None:
+            return f"Δ {check.metric} vs the baseline snapshot is unmeasured"
+        level = check.warn if check.verdict is CheckVerdict.WARN and check.warn is not None else check.fail
+        moved = "fell" if check.value < 0 else "rose"
+        return (f"{check.metric} {moved} by {abs(check.value):.4g} against the baseline snapshot "
+                f"({check.change.baseline:.4g} → {check.change.current:.4g}; allowed {abs(level):g})")
     value = "unmeasured" if check.value is None else f"{check.value:.4g}"
     bound = check.warn if check.verdict is CheckVerdict.WARN and check.warn is not None else check.fail
     relation = ("<" if check.op.value == "min" else ">") if check.verdict is not CheckVerdict.PASS else "meets"

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
-from gate.report import views
+from gate.report import over_time, views
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label
 from gate.scorers import get_scorer
+from gate.trends import SuiteTrend
 
 
 @dataclass(frozen=True)
@@ -27,13 +28,17 @@ class RunInfo:
     selected_suites: tuple[str, ...] = ()
     fail_on: str = "fail"
     dashboard: bool = False  # report.html is written next to report.md
+    trends: Mapping[str, SuiteTrend] = field(default_factory=dict)  # suite -> trend over the default branch
+    stale_outputs: Mapping[str, tuple[str, float]] = field(default_factory=dict)  # suite -> (oldest, days)
+    history_notes: tuple[str, ...] = ()  # what reading or recording the history had to say
 
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
           descriptions: Mapping[str, str | None] | None = None, *, detail: int = 3,
           cut_note: str | None = None, footer: bool = True) -> dict[str, Any]:
     descriptions = descriptions or {}
-    suites = [_suite(s, worst_items, descriptions.get(s.result.name)) for s in verdict.suites]
+    suites = [_suite(s, worst_items, descriptions.get(s.result.name), run, detail) for s in verdict.suites]
+    changed = sorted({f for s in verdict.suites if s.comparison for f in s.comparison.changed_in_pr})
     counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
     checks = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     return {
@@ -52,10 +57,13 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "detail": detail,
         "cut_note": cut_note,
         "footer": footer,
+        "changed_baselines": [inert(f, limit=200) for f in changed],
+        "history_notes": [inert(n, limit=300) for n in run.history_notes],
     }
 
 
-def _suite(suite: SuiteVerdict, worst_items: int, description: str | None) -> dict[str, Any]:
+def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: RunInfo,
+           detail: int) -> dict[str, Any]:
     result = suite.result
     scorer = get_scorer(result.kind)
     problems = [c for c in suite.checks if c.verdict is not CheckVerdict.PASS]
@@ -77,18 +85,26 @@ def _suite(suite: SuiteVerdict, worst_items: int, description: str | None) -> di
         "notes": [inert(n, limit=500) for n in result.notes],
         "fingerprint": {k: inert(v, limit=200) for k, v in result.fingerprint.items() if k != "libraries"},
         "view": views.build(suite, worst_items),
+        "baseline": over_time.baseline_view(suite, run.stale_outputs.get(result.name),
+                                            lambda c: _check_line(c, scorer.metrics)),
+        "trend": over_time.trend_view(run.trends.get(result.name), scorer.metrics, charts=detail >= 3),
     }
 
 
 def _check_line(check: CheckResult, metrics: Mapping) -> dict[str, str]:
     spec = metrics.get(check.metric)
-    value = number(check.value, spec.fmt if spec else ".3f")
+    if check.change is not None:
+        value = over_time.change_value(check, spec) if check.value is not None else "n/a"
+        limit = over_time.change_threshold(check, spec)
+    else:
+        value = number(check.value, spec.fmt if spec else ".3f")
+        limit = threshold(check.op.value, check.fail, check.warn, spec.fmt if spec else "g")
     return {
         "icon": icon(check.verdict),
         "verdict": check.verdict.value,
-        "metric": check.metric,
+        "metric": f"Δ {check.metric}" if check.change is not None else check.metric,
         "where": inert(key_label(check.key) if check.scope != "suite" else "whole suite", limit=200),
         "value": value,
-        "threshold": threshold(check.op.value, check.fail, check.warn, spec.fmt if spec else "g"),
+        "threshold": limit,
         "reason": inert(check.reason, limit=300) if check.reason else "",
     }

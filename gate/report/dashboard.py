@@ -18,8 +18,8 @@ import jinja2
 from markupsafe import Markup
 
 from gate import __version__
-from gate.judge import CheckVerdict, GateVerdict, SuiteVerdict
-from gate.report import charts
+from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
+from gate.report import charts, over_time
 from gate.report.context import RunInfo
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label
@@ -53,17 +53,24 @@ def _environment() -> jinja2.Environment:
                               undefined=jinja2.StrictUndefined, autoescape=True)
 
 
+def _check_text(check: CheckResult, scorer: Any) -> dict[str, str]:
+    spec = scorer.metrics.get(check.metric)
+    if check.change is not None:
+        return {"metric": f"Δ {check.metric}", "threshold": over_time.change_threshold(check, spec),
+                "value": over_time.change_value(check, spec) if check.value is not None else "n/a"}
+    return {"metric": check.metric, "value": number(check.value, _fmt(scorer, check.metric)),
+            "threshold": threshold(check.op.value, check.fail, check.warn, _fmt(scorer, check.metric))}
+
+
 def _suite(suite: SuiteVerdict) -> dict[str, Any]:
     result = suite.result
     scorer = get_scorer(result.kind)
     return {
         "name": result.name, "kind": result.kind, "verdict": suite.verdict.value, "word": WORDS[suite.verdict],
         "icon": icon(suite.verdict), "notes": list(result.notes),
-        "checks": [{"icon": icon(c.verdict), "verdict": c.verdict.value, "metric": c.metric, "scope": c.scope,
-                    "where": key_label(c.key) if c.scope != "suite" else "whole suite",
-                    "value": number(c.value, _fmt(scorer, c.metric)),
-                    "threshold": threshold(c.op.value, c.fail, c.warn, _fmt(scorer, c.metric)),
-                    "reason": c.reason or ""}
+        "checks": [{"icon": icon(c.verdict), "verdict": c.verdict.value, "scope": c.scope,
+                    "where": key_label(c.key) if c.scope != "suite" else "whole suite", "reason": c.reason or "",
+                    **_check_text(c, scorer)}
                    for c in sorted(suite.checks, key=lambda c: ("fail", "unmeasured", "warn", "pass").index(
                        c.verdict.value))],
         "problems": sum(1 for c in suite.checks if c.verdict is not CheckVerdict.PASS),

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
 from gate import __version__
 from gate.judge import CheckResult, GateVerdict, SuiteVerdict
 from gate.results import key_dict
+
+if TYPE_CHECKING:
+    from gate.snapshots import Comparison
 
 SCHEMA_VERSION = 1
 
@@ -42,10 +46,22 @@ def _suite(suite: SuiteVerdict) -> dict[str, Any]:
         "unmeasured": [{"key": key_dict(u.key), "metric": u.metric, "reason": u.reason} for u in result.unmeasured],
         "unmeasured_policy": suite.policy.value,
         "notes": list(result.notes),
+        "baseline": _baseline(suite.comparison),
     }
+
+
+def _baseline(comparison: Comparison | None) -> dict[str, Any] | None:
+    if comparison is None:
+        return None
+    snapshot = comparison.snapshot
+    return {"path": comparison.path, "present": snapshot is not None, "comparable": comparison.comparable,
+            "differences": list(comparison.differences), "blessed_at": snapshot.created_at if snapshot else None,
+            "commit": snapshot.commit if snapshot else None, "age_days": comparison.age_days,
+            "stale": comparison.stale, "changed_in_pr": list(comparison.changed_in_pr)}
 
 
 def _check(check: CheckResult) -> dict[str, Any]:
     return {"metric": check.metric, "scope": check.scope, "key": key_dict(check.key), "op": check.op.value,
             "fail": check.fail, "warn": check.warn, "value": check.value, "verdict": check.verdict.value,
-            **({"reason": check.reason} if check.reason else {})}
+            **({"reason": check.reason} if check.reason else {}),
+            **({"change": asdict(check.change)} if check.change else {})}

@@ -71,14 +71,36 @@ def _suite(root: ET.Element, gate: str, suite: SuiteVerdict, generated_at: str) 
 
 
 def testcase_name(check: CheckResult) -> str:
-    """`bertscore_f1 [exercise 14676, model llama] (min 0.7)`; the key reads `suite` for suite-level checks."""
+    """`bertscore_f1 [exercise 14676, model llama] (min 0.7)`; the key reads `suite` for suite-level checks;
+    a change check reads `Δ bertscore_f1 [...] (max_decrease 0.02)`."""
+    if check.change is not None:
+        return f"Δ {check.metric} [{key_label(check.key)}] ({check.change.bound} {_num(abs(check.fail))})"
     return f"{check.metric} [{key_label(check.key)}] ({check.op.value} {_num(check.fail)})"
+
+
+def _change_text(check: CheckResult, level: float) -> str:
+    """`bertscore_f1 fell by 0.031 (0.871 → 0.84) > max_decrease 0.02; 95% CI -0.05…-0.012, n 24`."""
+    change = check.change
+    assert change is not None and check.value is not None
+    moved = "fell" if check.value < 0 else "rose"
+    text = (f"{check.metric} {moved} by {_num(abs(check.value))} ({_num(change.baseline)} → {_num(change.current)})"
+            f" > {change.bound.replace('max', 'warn') if level != check.fail else change.bound} {_num(abs(level))}")
+    if change.confidence is not None and change.low is not None:
+        text += f"; {change.confidence:.0%} CI {_num(change.low)}…{_num(change.high)}, n {change.n}, significant"
+    return text
 
 
 def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: UnmeasuredPolicy) -> str:
     """Write one check; return what it counts as: `failures`, `skipped` or `passed`."""
     case = _element(parent, "testcase", classname=classname, name=testcase_name(check), time="0")
     where = key_label(check.key)
+    if check.verdict is CheckVerdict.FAIL and check.change is not None:
+        text = _change_text(check, check.fail)
+        _element(case, "failure", f"{where}: {text} against the baseline snapshot.", message=text, type="fail")
+        return "failures"
+    if check.verdict is CheckVerdict.WARN and check.change is not None and check.warn is not None:
+        _element(case, "system-out", f"warning: {where}: {_change_text(check, check.warn)}")
+        return "passed"
     if check.verdict is CheckVerdict.FAIL:
         message = f"{check.metric} = {_num(check.value)} {_cmp(check.op)} {check.op.value} {_num(check.fail)}"
         side = "below the minimum" if check.op is Op.MIN else "above the maximum"

@@ -186,6 +186,16 @@ class BertScoreEngine:
         self._encode([text])
         return self._states[self.token_ids(text)].numpy().copy()
 
+    def encode_block(self, texts: Sequence[str]) -> None:
+        """Encode exactly `texts`, in one call, even those seen before (sharded runs, `gate.runtime.work`).
+
+        A text's states depend on its batch mates in the last bits; forgetting the memoised states first makes
+        them a function of this block alone, whatever the engine encoded earlier.
+        """
+        for ids in map(self.token_ids, texts):
+            self._states.pop(ids, None)
+        self._encode(texts)
+
     def _windows(self, ids: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
         """(start, ids) of each window of a long text, in order."""
         return tokens.windows(ids, self._prefix, self._suffix, self.window)

@@ -104,6 +104,22 @@ class SequenceClassifier:
         probability = np.array([float(probs[:, label].max()) for probs, _ in results], dtype=np.float64)
         return probability, np.array([windowed for _, windowed in results], dtype=bool)
 
+    def classify_block(self, texts: Sequence[str]) -> None:
+        """Classify exactly `texts` in one call, even those seen before (sharded runs, `gate.runtime.work`):
+        softmax values depend on their batch mates in the last bits, so they must be a function of this block."""
+        for text in dict.fromkeys(texts):
+            self._texts.pop(text, None)
+            for seq in self.windows(text):
+                self._sequences.pop(seq, None)
+        self._classify(texts)
+
+    def softmax_windows(self, text: str) -> tuple[np.ndarray, bool]:
+        """(softmax per window as (windows, labels) float32, windowed) of a classified text; any label can be
+        answered from it exactly as `probabilities` does (max over windows)."""
+        self._classify([text])
+        probs, windowed = self._texts[text]
+        return probs.copy(), windowed
+
     def _classify(self, texts: Sequence[str]) -> None:
         plans = {t: self.windows(t) for t in dict.fromkeys(texts) if t not in self._texts}
         pending = dict.fromkeys(s for seqs in plans.values() for s in seqs if s not in self._sequences)

@@ -64,9 +64,17 @@ class SentenceEmbedder:
     def encode_count(self) -> int:
         return len(self._cache)
 
+    def encode_block(self, texts: Sequence[str]) -> np.ndarray:
+        """`encode` of exactly `texts`, even those seen before (sharded runs, `gate.runtime.work`): an embedding
+        depends on its batch mates in the last bits, so it must be a function of this block alone."""
+        for text in texts:
+            self._cache.pop(text, None)
+        return self.encode(texts)
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """(n, dim) float32 embeddings in the order given (duplicates repeated), not re-normalised."""
-        todo = sorted({t for t in texts if t not in self._cache}, key=len, reverse=True)
+        # dict, not set: equal-length texts keep their input order, so batches do not depend on the hash seed
+        todo = sorted(dict.fromkeys(t for t in texts if t not in self._cache), key=len, reverse=True)
         batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
         with model_progress("Embedding", total=len(batches)) as bar:
             for batch in batches:

@@ -27,6 +27,7 @@ from gate.runtime.device import DeviceChoice
 
 # Bumped when our BERTScore implementation changes numerically (part of every fingerprint).
 BERTSCORE_IMPLEMENTATION = "gate-bertscore/1"
+EMBEDDING_LIBRARIES = ("sentence-transformers",)  # versions an embedding's fingerprint names beyond torch
 
 
 class TorchRuntime:
@@ -54,12 +55,12 @@ class TorchRuntime:
                                                   allow_download=self.config.allow_download)
         return self._resolved[name]
 
-    def bertscore(self, spec: BertScoreSpec, candidates: Sequence[str], references: Sequence[str],
-                  idf_corpus: Sequence[str] = ()) -> BertScores:
-        from gate.runtime import bertscore, rescale
+    def engine_for(self, spec: BertScoreSpec) -> tuple[Any, int]:
+        """The BERTScore engine of `spec` (loaded once per model directory and layer) and its layer."""
+        from gate.runtime import bertscore
 
         resolved = self.resolve(spec.model)
-        layer = spec.layer if spec.layer is not None else _default_layer(spec.model)
+        layer = resolve_layer(spec)
         engine = self._bertscore.get((resolved.path, layer))
         if engine is None:
             _quiet_transformers()
@@ -76,60 +77,44 @@ class TorchRuntime:
                     "transformers model directory",
                 ) from None
             self._bertscore[(resolved.path, layer)] = engine
-        raw = engine.score(candidates, references, idf_corpus=list(idf_corpus) if spec.idf else None)
-        notes: list[str] = []
-        baseline_file = None
-        if spec.rescale_with_baseline:
-            values = rescale.load_rescale_baseline(spec.model, layer, spec.lang, spec.baseline_path)
-            raw = rescale.rescale(raw, values)
-            baseline_file = spec.baseline_path or f"bert-score:{spec.lang}/{spec.model}"
-            notes.append(f"Scores rescaled with the baseline P/R/F = {values[0]:.4f}/{values[1]:.4f}/{values[2]:.4f}.")
-        fingerprint = Fingerprint(
-            model=spec.model,
-            weights=models.weights_digest(resolved, self.cache_dir),
-            params=(("layer", layer), ("idf", spec.idf), ("rescale_with_baseline", spec.rescale_with_baseline),
-                    ("rescale_baseline", baseline_file), ("dtype", self.device.dtype),
-                    ("implementation", BERTSCORE_IMPLEMENTATION)),
-            libraries=_library_versions("torch", "transformers"),
-            source=f"{resolved.source.value}: {resolved.path}",
-        )
-        return BertScores(
-            precision=tuple(float(x) for x in raw.precision),
-            recall=tuple(float(x) for x in raw.recall),
-            f1=tuple(float(x) for x in raw.f1),
-            windowed=tuple(bool(x) for x in raw.windowed),
-            max_tokens=int(engine.max_tokens),
-            layer=layer,
-            fingerprint=fingerprint,
-            notes=tuple(notes),
-        )
+        return engine, layer
 
+    def bertscore(self, spec: BertScoreSpec, candidates: Sequence[str], references: Sequence[str],
+                  idf_corpus: Sequence[str] = ()) -> BertScores:
+        engine, layer = self.engine_for(spec)
+        raw = engine.score(candidates, references, idf_corpus=list(idf_corpus) if spec.idf else None)
+        return bertscore_result(spec, layer, raw.precision, raw.recall, raw.f1, raw.windowed, engine.max_tokens,
+                                self.fingerprint(spec.model))
 
     # ------------------------------------------------------------ embeddings and classifiers
 
     def embed(self, model: str, texts: Sequence[str]) -> Embeddings:
-        from gate.runtime.embeddings import SentenceEmbedder
-
-        resolved = self.resolve(model)
-        embedder = self._load(self._embedders, resolved, "embedding", SentenceEmbedder.load)
-        return Embeddings(embedder.encode(list(texts)), self._fingerprint(model, resolved, ("sentence-transformers",)))
+        return Embeddings(self.embedder(model).encode(list(texts)), self.fingerprint(model, EMBEDDING_LIBRARIES))
 
     def classifier_labels(self, model: str) -> ClassifierLabels:
-        resolved = self.resolve(model)
-        classifier = self._classifier(resolved)
-        return ClassifierLabels(tuple(sorted(classifier.id2label.items())), self._fingerprint(model, resolved))
+        return ClassifierLabels(tuple(sorted(self.classifier(model).id2label.items())), self.fingerprint(model))
 
     def classify(self, model: str, texts: Sequence[str], label: int) -> ClassProbabilities:
-        resolved = self.resolve(model)
-        classifier = self._classifier(resolved)
+        classifier = self.classifier(model)
         probability, windowed = classifier.probabilities(list(texts), label)
         return ClassProbabilities(tuple(float(p) for p in probability), tuple(bool(w) for w in windowed),
-                                  int(classifier.max_tokens), self._fingerprint(model, resolved))
+                                  int(classifier.max_tokens), self.fingerprint(model))
 
-    def _classifier(self, resolved: models.ResolvedModel) -> Any:
+    def embedder(self, model: str) -> Any:
+        """The `SentenceEmbedder` of `model`, loaded once per model directory."""
+        from gate.runtime.embeddings import SentenceEmbedder
+
+        return self._load(self._embedders, self.resolve(model), "embedding", SentenceEmbedder.load)
+
+    def classifier(self, model: str) -> Any:
+        """The `SequenceClassifier` of `model`, loaded once per model directory."""
         from gate.runtime.classifier import SequenceClassifier
 
-        return self._load(self._classifiers, resolved, "stereotype classifier", SequenceClassifier.load)
+        return self._load(self._classifiers, self.resolve(model), "stereotype classifier", SequenceClassifier.load)
+
+    def fingerprint(self, model: str, extra: Sequence[str] = ()) -> Fingerprint:
+        """What `model`'s results are computed with (BERTScore adds its parameters in `bertscore_result`)."""
+        return self._fingerprint(model, self.resolve(model), extra)
 
     def _load(self, cache: dict[Path, Any], resolved: models.ResolvedModel, role: str, loader: Any) -> Any:
         if resolved.path not in cache:
@@ -152,6 +137,42 @@ class TorchRuntime:
                            params=(("dtype", self.device.dtype),),
                            libraries=_library_versions("torch", "transformers", *extra),
                            source=f"{resolved.source.value}: {resolved.path}")
+
+
+def resolve_layer(spec: BertScoreSpec) -> int:
+    return spec.layer if spec.layer is not None else _default_layer(spec.model)
+
+
+def bertscore_result(spec: BertScoreSpec, layer: int, precision: Sequence[float], recall: Sequence[float],
+                     f1: Sequence[float], windowed: Sequence[bool], max_tokens: int, base: Fingerprint) -> BertScores:
+    """Raw per-pair scores -> `BertScores`: rescaling, fingerprint and notes. Shared by `TorchRuntime` and the
+    replay of stored raw scores (`gate.runtime.replay`), so both give bitwise the same values."""
+    import numpy as np
+
+    p, r, f = (np.asarray(x, dtype=np.float64) for x in (precision, recall, f1))
+    notes: list[str] = []
+    baseline_file = None
+    if spec.rescale_with_baseline:
+        from gate.runtime import rescale
+        from gate.runtime.bertscore import RawBertScores
+
+        values = rescale.load_rescale_baseline(spec.model, layer, spec.lang, spec.baseline_path)
+        scaled = rescale.rescale(RawBertScores(p, r, f, np.asarray(windowed, dtype=bool)), values)
+        p, r, f = scaled.precision, scaled.recall, scaled.f1
+        baseline_file = spec.baseline_path or f"bert-score:{spec.lang}/{spec.model}"
+        notes.append(f"Scores rescaled with the baseline P/R/F = {values[0]:.4f}/{values[1]:.4f}/{values[2]:.4f}.")
+    fingerprint = Fingerprint(
+        model=spec.model, weights=base.weights,
+        params=(("layer", layer), ("idf", spec.idf), ("rescale_with_baseline", spec.rescale_with_baseline),
+                ("rescale_baseline", baseline_file), ("dtype", dict(base.params).get("dtype")),
+                ("implementation", BERTSCORE_IMPLEMENTATION)),
+        libraries=base.libraries, source=base.source,
+    )
+    return BertScores(
+        precision=tuple(float(x) for x in p), recall=tuple(float(x) for x in r), f1=tuple(float(x) for x in f),
+        windowed=tuple(bool(x) for x in windowed), max_tokens=int(max_tokens), layer=layer,
+        fingerprint=fingerprint, notes=tuple(notes),
+    )
 
 
 def _quiet_transformers() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gate.config import CheckConfig, GateConfig, SuiteBase
-from gate.results import MetricSpec, SuiteResult
+from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
 
 
@@ -37,6 +37,28 @@ class Scorer:
     model_roles: tuple[str, ...] = ()  # which of `models:` the kind loads ("bertscore", "embedding", ...)
     # Metrics a suite's own definitions can add (a custom rubric's `<metric>_mean`), beyond `metrics`.
     metric_pattern: re.Pattern[str] | None = None
+    # Group metric -> the item value it is the mean of, where the names differ beyond a `_mean` suffix
+    # ("" where a same-named item value is not what the metric averages, e.g. corpus BLEU). Paired
+    # significance tests pair items through it.
+    item_means: Mapping[str, str] = field(default_factory=dict)
+
+    def item_column(self, metric: str, columns: tuple[str, ...]) -> str | None:
+        """The item column whose mean `metric` is, or None when it is not a mean over items."""
+        names = [self.item_means[metric]] if metric in self.item_means else [metric, metric.removesuffix("_mean")]
+        return next((name for name in names if name and name in columns), None)
+
+    def direction(self, metric: str) -> Direction | None:
+        """Which way is better for `metric`; pattern metrics (k-metrics, judge criteria, deltas, custom
+        rubric metrics) are higher-is-better unless they are spreads, latencies or costs."""
+        if metric in self.metrics:
+            return self.metrics[metric].direction
+        if not (self.metric_pattern and self.metric_pattern.match(metric)):
+            return None
+        base = metric.removeprefix("delta_")
+        if base in self.metrics:
+            return self.metrics[base].direction
+        worse = base.endswith("_std") or base.startswith(("latency", "cost"))
+        return Direction.LOWER_IS_BETTER if worse else Direction.HIGHER_IS_BETTER
 
     def knows(self, metric: str) -> bool:
         return metric in self.metrics or bool(self.metric_pattern and self.metric_pattern.match(metric))

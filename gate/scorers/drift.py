@@ -136,7 +136,7 @@ def _exercise_facts(exercise) -> dict:
     stamps = sorted(f.timestamp for f in feedback if f.timestamp)
     return {"file": exercise.path.name, "title": exercise.title,
             "baseline_model": max(set(versions), key=versions.count) if versions else None,
-            "generated_at": stamps[-1] if stamps else None,
+            "generated_at": stamps[-1] if stamps else None, "oldest_baseline_at": stamps[0] if stamps else None,
             "submissions": len(exercise.submissions)}
 
 

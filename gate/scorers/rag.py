@@ -175,4 +175,6 @@ RAG = Scorer(
     kind="rag", config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
     levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag,
     model_roles=("embedding",), metric_pattern=PATTERN,
+    item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
+                "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
 )

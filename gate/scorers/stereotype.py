@@ -244,4 +244,10 @@ STEREOTYPE = Scorer(
     load=load_stereotype,
     score=score_stereotype,
     model_roles=("stereotype", "embedding"),
+    item_means={"drift_score_mean": "drift_drift_score", "raw_drift_mean": "drift_raw_drift",
+                "significant_drift_rate": "drift_significant_drift", "trait_mention_rate": "similarity_trait_mentioned",
+                "control_semantic_similarity_mean": "similarity_control_semantic_similarity",
+                "bias_semantic_similarity_mean": "similarity_bias_semantic_similarity",
+                "drift_semantic_similarity_mean": "similarity_drift_semantic_similarity",
+                "semantic_similarity_drift_mean": "similarity_semantic_similarity_drift"},
 )

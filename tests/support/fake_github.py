@@ -1,13 +1,18 @@
 """A small stateful GitHub REST API on loopback (pytest-httpserver), for driving real PyGithub.
 
-It keeps issue comments, check runs and commit statuses in memory, records every request, and can be
-told to fail: scripted responses for the next matching requests, or permissions a token lacks.
+It keeps issue comments, check runs, commit statuses, pull request files and branches (files, with the
+commits, trees and blobs of the git database) in memory, records every request, and can be told to fail:
+scripted responses for the next matching requests, permissions a token lacks, files served as GitHub serves
+those over 1 MB, or another writer that acts just before a matching request (a race).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +38,14 @@ class FakeGitHub:
     pulls: dict[int, str] = field(default_factory=dict)  # number -> head sha
     calls: list[Call] = field(default_factory=list)
     scripted: list[tuple[str, str, Response]] = field(default_factory=list)  # (method, path regex, response)
+    pull_files: dict[int, list[dict]] = field(default_factory=dict)  # number -> [{"filename", "status", ...}]
+    branches: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> {path: content} at its tip
+    heads: dict[str, str] = field(default_factory=dict)  # branch -> commit sha (made up for seeded branches)
+    commits: dict[str, dict] = field(default_factory=dict)  # sha -> {"message", "tree", "parents"}
+    trees: dict[str, dict[str, bytes]] = field(default_factory=dict)  # sha -> {path: content}
+    blobs: dict[str, bytes] = field(default_factory=dict)  # git blob sha -> content
+    large_files: set[tuple[str, str]] = field(default_factory=set)  # (branch, path): no inline content
+    interference: list[list] = field(default_factory=list)  # [method, path regex, action, times left]
     forbid_checks: bool = False
     read_only: bool = False
     _next_id: int = 1000
@@ -44,6 +57,17 @@ class FakeGitHub:
         response = Response(json.dumps({"message": message}), status=status, headers=headers or {},
                             content_type="application/json")
         self.scripted.append((method, path_pattern, response))
+
+    def interfere(self, method: str, path_pattern: str, action: Callable[[FakeGitHub], None],
+                  times: int = 1) -> None:
+        """Run `action` (another job, say) just before the next `times` matching requests are handled."""
+        self.interference.append([method, path_pattern, action, times])
+
+    def write_file(self, branch: str, path: str, content: bytes, message: str = "another writer") -> None:
+        """Commit a file on a branch as someone else would (the branch is created if missing)."""
+        files = {**self.branches.get(branch, {}), path: content}
+        parents = [self._head(branch)] if branch in self.branches else []
+        self._commit(branch, files, message, parents)
 
     def writes(self, method: str | None = None) -> list[Call]:
         return [c for c in self.calls if c.method != "GET" and (method is None or c.method == method)]
@@ -57,6 +81,13 @@ class FakeGitHub:
             if method == request.method and re.fullmatch(pattern, request.path):
                 del self.scripted[index]
                 return response
+        for hook in list(self.interference):
+            method, pattern, action, _ = hook
+            if method == request.method and re.fullmatch(pattern, request.path):
+                hook[3] -= 1
+                if hook[3] <= 0:
+                    self.interference.remove(hook)
+                action(self)
         if self.read_only and request.method != "GET":
             return self._error(403, "Resource not accessible by integration")
         routes = [
@@ -67,6 +98,14 @@ class FakeGitHub:
             ("PATCH", rf"/repos/{REPO}/check-runs/(\d+)", self._edit_check_run),
             ("POST", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._create_status),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)", self._get_pull),
+            ("GET", rf"/repos/{REPO}/pulls/(\d+)/files", self._list_pull_files),
+            ("GET", rf"/repos/{REPO}/contents/(.+)", self._get_contents),
+            ("PUT", rf"/repos/{REPO}/contents/(.+)", self._put_contents),
+            ("GET", rf"/repos/{REPO}/branches/(.+)", self._get_branch),
+            ("POST", rf"/repos/{REPO}/git/trees", self._create_tree),
+            ("POST", rf"/repos/{REPO}/git/commits", self._create_commit),
+            ("POST", rf"/repos/{REPO}/git/refs", self._create_ref),
+            ("GET", rf"/repos/{REPO}/git/blobs/([0-9a-f]{{40}})", self._get_blob),
         ]
         for method, pattern, handler in routes:
             match = re.fullmatch(pattern, request.path)
@@ -90,15 +129,8 @@ class FakeGitHub:
                 "user": {"login": comment.get("login", "github-actions[bot]"), "id": 1}}
 
     def _list_comments(self, request: Request, body: Any, number: str) -> Response:
-        comments = self.comments.get(int(number), [])
-        per_page = int(request.args.get("per_page", 30))
-        page = int(request.args.get("page", 1))
-        chunk = comments[(page - 1) * per_page: page * per_page]
-        headers = {}
-        if page * per_page < len(comments):
-            link = f"{self.base_url}/repos/{REPO}/issues/{number}/comments?per_page={per_page}&page={page + 1}"
-            headers["Link"] = f'<{link}>; rel="next"'
-        return self._json([self._comment_json(int(number), c) for c in chunk], headers=headers)
+        comments = [self._comment_json(int(number), c) for c in self.comments.get(int(number), [])]
+        return self._paginated(request, comments, f"/repos/{REPO}/issues/{number}/comments")
 
     def _create_comment(self, request: Request, body: Any, number: str) -> Response:
         comment = {"id": self._new_id(), "body": body["body"]}
@@ -143,3 +175,162 @@ class FakeGitHub:
             return self._error(404, "Not Found")
         return self._json({"number": int(number), "url": f"{self.base_url}/repos/{REPO}/pulls/{number}",
                            "head": {"sha": self.pulls[int(number)], "ref": "feature"}})
+
+    def _list_pull_files(self, request: Request, body: Any, number: str) -> Response:
+        if int(number) not in self.pull_files:
+            return self._error(404, "Not Found")
+        files = [{"sha": _git_sha("blob", f["filename"].encode()), "status": "modified", "additions": 1,
+                  "deletions": 0, "changes": 1, **f} for f in self.pull_files[int(number)]]
+        return self._paginated(request, files, f"/repos/{REPO}/pulls/{number}/files")
+
+    def _paginated(self, request: Request, items: list, path: str, max_per_page: int = 100) -> Response:
+        per_page = min(max_per_page, int(request.args.get("per_page", 30)))
+        page = int(request.args.get("page", 1))
+        headers = {}
+        if page * per_page < len(items):
+            headers["Link"] = f'<{self.base_url}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
+        return self._json(items[(page - 1) * per_page: page * per_page], headers=headers)
+
+    # ------------------------------------------------------------ branches and the git database
+
+    def _head(self, branch: str) -> str:
+        """The branch's tip commit; a branch seeded straight into `branches` gets a root commit made up for it."""
+        if branch not in self.heads:
+            self._commit(branch, self.branches[branch], "seed", [])
+        return self.heads[branch]
+
+    def _commit(self, branch: str, files: dict[str, bytes], message: str, parents: list[str]) -> str:
+        tree = self._store_tree(files)
+        sha = self._store_commit(message, tree, parents)
+        self.branches[branch], self.heads[branch] = dict(files), sha
+        return sha
+
+    def _store_blob(self, content: bytes) -> str:
+        sha = _git_sha("blob", content)
+        self.blobs[sha] = content
+        return sha
+
+    def _store_tree(self, files: dict[str, bytes]) -> str:
+        listing = "".join(f"{path}\0{self._store_blob(content)}\n" for path, content in sorted(files.items()))
+        sha = _git_sha("tree", listing.encode())
+        self.trees[sha] = dict(files)
+        return sha
+
+    def _store_commit(self, message: str, tree: str, parents: list[str]) -> str:
+        sha = _git_sha("commit", json.dumps([message, tree, parents, self._new_id()]).encode())
+        self.commits[sha] = {"message": message, "tree": tree, "parents": list(parents)}
+        return sha
+
+    def _commit_json(self, sha: str) -> dict:
+        commit = self.commits[sha]
+        return {"sha": sha, "url": f"{self.base_url}/repos/{REPO}/git/commits/{sha}",
+                "html_url": f"https://github.example/{REPO}/commit/{sha}", "message": commit["message"],
+                "tree": {"sha": commit["tree"], "url": f"{self.base_url}/repos/{REPO}/git/trees/{commit['tree']}"},
+                "parents": [{"sha": p, "url": f"{self.base_url}/repos/{REPO}/git/commits/{p}"}
+                            for p in commit["parents"]]}
+
+    def _file_json(self, branch: str, path: str) -> dict:
+        content, sha = self.branches[branch][path], _git_sha("blob", self.branches[branch][path])
+        large = (branch, path) in self.large_files
+        return {"type": "file", "name": path.rsplit("/", 1)[-1], "path": path, "sha": sha, "size": len(content),
+                "encoding": "none" if large else "base64", "content": "" if large else _b64_lines(content),
+                "url": f"{self.base_url}/repos/{REPO}/contents/{path}?ref={branch}",
+                "git_url": f"{self.base_url}/repos/{REPO}/git/blobs/{sha}",
+                "html_url": f"https://github.example/{REPO}/blob/{branch}/{path}",
+                "download_url": f"https://raw.example/{REPO}/{branch}/{path}"}
+
+    def _get_contents(self, request: Request, body: Any, path: str) -> Response:
+        branch = request.args.get("ref", "main")
+        if branch not in self.branches:
+            return self._error(404, f"No commit found for the ref {branch}")
+        files = self.branches[branch]
+        if path in files:
+            self._store_blob(files[path])
+            return self._json(self._file_json(branch, path))
+        children = sorted({p[len(path) + 1:].split("/")[0] for p in files if p.startswith(path + "/")})
+        if children:
+            return self._json([{"type": "dir", "name": name, "path": f"{path}/{name}"} for name in children])
+        return self._error(404, "Not Found")
+
+    def _put_contents(self, request: Request, body: Any, path: str) -> Response:
+        branch = body.get("branch", "main")
+        if branch not in self.branches:
+            return self._error(404, f"Branch {branch} not found")
+        files = self.branches[branch]
+        if path in files and "sha" not in body:
+            return self._error(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
+        if path in files and body["sha"] != _git_sha("blob", files[path]):
+            return self._error(409, f"{path} does not match {body['sha']}")
+        if path not in files and "sha" in body:
+            return self._error(422, f"{path} does not exist")
+        created = path not in files
+        self._commit(branch, {**files, path: base64.b64decode(body["content"])}, body["message"],
+                     [self._head(branch)])
+        return self._json({"content": self._file_json(branch, path), "commit": self._commit_json(self.heads[branch])},
+                          status=201 if created else 200)
+
+    def _branch_json(self, branch: str) -> dict:
+        return {"name": branch, "protected": False, "commit": {**self._commit_json(self._head(branch)),
+                                                                "commit": self._commit_json(self._head(branch))}}
+
+    def _get_branch(self, request: Request, body: Any, branch: str) -> Response:
+        if branch not in self.branches:
+            return self._error(404, "Branch not found")
+        return self._json(self._branch_json(branch))
+
+    def _create_tree(self, request: Request, body: Any) -> Response:
+        files = dict(self.trees.get(body.get("base_tree", ""), {}))
+        if body.get("base_tree") and body["base_tree"] not in self.trees:
+            return self._error(422, "Invalid base_tree")
+        for element in body["tree"]:
+            if element.get("type") != "blob" or element.get("mode") not in ("100644", "100755"):
+                return self._error(422, "Invalid tree element")
+            if "content" in element:
+                files[element["path"]] = element["content"].encode("utf-8")
+            elif element.get("sha") in self.blobs:
+                files[element["path"]] = self.blobs[element["sha"]]
+            else:
+                return self._error(422, "Invalid tree element")
+        sha = self._store_tree(files)
+        entries = [{"path": p, "mode": "100644", "type": "blob", "sha": _git_sha("blob", c), "size": len(c)}
+                   for p, c in sorted(files.items())]
+        return self._json({"sha": sha, "url": f"{self.base_url}/repos/{REPO}/git/trees/{sha}", "tree": entries,
+                           "truncated": False}, status=201)
+
+    def _create_commit(self, request: Request, body: Any) -> Response:
+        if body.get("tree") not in self.trees or any(p not in self.commits for p in body.get("parents", [])):
+            return self._error(422, "Tree SHA does not exist")
+        sha = self._store_commit(body["message"], body["tree"], body.get("parents", []))
+        return self._json(self._commit_json(sha), status=201)
+
+    def _create_ref(self, request: Request, body: Any) -> Response:
+        ref, sha = body.get("ref", ""), body.get("sha", "")
+        if not ref.startswith("refs/heads/"):
+            return self._error(422, "Reference name must start with 'refs/' and have at least two slashes")
+        branch = ref[len("refs/heads/"):]
+        if branch in self.branches:
+            return self._error(422, "Reference already exists")
+        if sha not in self.commits:
+            return self._error(422, "Object does not exist")
+        self.branches[branch], self.heads[branch] = dict(self.trees[self.commits[sha]["tree"]]), sha
+        return self._json({"ref": ref, "url": f"{self.base_url}/repos/{REPO}/git/{ref}",
+                           "object": {"type": "commit", "sha": sha,
+                                      "url": f"{self.base_url}/repos/{REPO}/git/commits/{sha}"}}, status=201)
+
+    def _get_blob(self, request: Request, body: Any, sha: str) -> Response:
+        if sha not in self.blobs:
+            return self._error(404, "Not Found")
+        content = self.blobs[sha]
+        return self._json({"sha": sha, "size": len(content), "encoding": "base64", "content": _b64_lines(content),
+                           "url": f"{self.base_url}/repos/{REPO}/git/blobs/{sha}"})
+
+
+def _git_sha(kind: str, content: bytes) -> str:
+    """The object id git gives `content` (a blob's is exactly git's; trees and commits here are made up)."""
+    return hashlib.sha1(f"{kind} {len(content)}\0".encode() + content).hexdigest()
+
+
+def _b64_lines(content: bytes) -> str:
+    """Base64 wrapped at 60 characters, as GitHub serves file and blob contents."""
+    encoded = base64.b64encode(content).decode("ascii")
+    return "".join(encoded[i:i + 60] + "\n" for i in range(0, len(encoded), 60))

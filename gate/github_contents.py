@@ -1,0 +1,139 @@
+"""Repository contents through PyGithub, for `gate.github.GitHubPublisher`: files kept on a branch, and the
+files a pull request changes. With `gate.github` this module is the boundary to GitHub: no other module talks
+to it.
+
+A history file is JSON Lines on a dedicated branch (like github-action-benchmark's gh-pages data): each run
+appends one line through the contents API, so concurrent jobs race on the file's blob sha. The loser of a race
+gets 409 (or 422) and re-reads and retries, a few times, with backoff.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gate.github import RetryPolicy
+
+HISTORY_ATTEMPTS = 5
+FILE_MODE = "100644"
+CONFLICT = (409, 422)  # a stale blob sha; a file or branch that another job created meanwhile
+WRITE_HINT = ("the token cannot push to this repository: it needs `contents: write` permission (a pull request "
+              "from a fork gets a read-only token, so record history from push or workflow_run workflows)")
+
+
+class ContentsMixin:
+    """Reading and appending files on branches; the files of a pull request. Mixed into GitHubPublisher."""
+
+    _repo: Any
+    _retry: RetryPolicy
+    _call: Callable[..., Any]
+
+    def read_branch_file(self, branch: str, path: str) -> bytes | None:
+        """The file's bytes on `branch`; None when the branch or the file does not exist.
+
+        Other failures raise PublishError (scrubbed of the token)."""
+        found = self._read(branch, path)
+        return None if found is None else found[0]
+
+    def append_line_to_branch_file(self, branch: str, path: str, line: str, message: str) -> str:
+        """Append one line to a file on `branch`, creating the file, or the branch as an orphan holding only it.
+
+        Returns "created branch", "created file" or "appended". A concurrent writer (409, 422) makes it re-read
+        and retry, up to HISTORY_ATTEMPTS times; a line that a retried write already stored is not added again.
+        Raises PublishError when the entry cannot be appended (403: the token cannot write, with a hint)."""
+        from gate.github import PublishError
+
+        line = line.rstrip("\n")
+        if "\n" in line:
+            raise ValueError("a history entry must be a single line")
+        where = f"{path} on branch {branch}"
+        for attempt in range(1, HISTORY_ATTEMPTS + 1):
+            try:
+                return self._append_once(branch, path, line, message, retrying=attempt > 1)
+            except PublishError as exc:
+                if exc.status == 403:
+                    raise PublishError(f"could not append the history entry to {where}: {exc}; {WRITE_HINT}",
+                                       exc.status) from None
+                if exc.status not in CONFLICT or attempt == HISTORY_ATTEMPTS:
+                    tries = f" after {attempt} attempts" if attempt > 1 else ""
+                    raise PublishError(f"could not append the history entry to {where}{tries}: {exc}",
+                                       exc.status) from None
+            delay = self._retry.delay(attempt, None)
+            self._retry.sleep(delay * (1 + random.random() / 2))  # jitter, so racing jobs fall out of step
+        raise AssertionError("unreachable")
+
+    def pull_request_files(self, number: int) -> list[str] | None:
+        """The paths a pull request changes, with the former paths of renamed files; None when it cannot be read
+        (no such pull request, no permission, or GitHub failing): callers treat None as unknown."""
+        from gate.github import PublishError
+
+        def files() -> list[str]:
+            paths: list[str] = []
+            for changed in self._repo.get_pull(number).get_files():
+                paths.append(changed.filename)
+                previous = changed.previous_filename  # None unless renamed
+                if previous and previous not in paths:
+                    paths.append(previous)
+            return paths
+
+        try:
+            return self._call(files)
+        except PublishError:
+            return None
+
+    # ------------------------------------------------------------ internals
+
+    def _append_once(self, branch: str, path: str, line: str, message: str, retrying: bool) -> str:
+        from gate.github import PublishError
+
+        entry = line.encode("utf-8") + b"\n"
+        found = self._read(branch, path)
+        if found is None:
+            try:
+                self._call(lambda: self._repo.get_branch(branch))
+            except PublishError as exc:
+                if exc.status != 404:
+                    raise
+                self._create_orphan_branch(branch, path, entry.decode("utf-8"), message)
+                return "created branch"
+            self._call(lambda: self._repo.create_file(path, message, entry, branch=branch))
+            return "created file"
+        content, sha = found
+        if retrying and line.encode("utf-8") in content.splitlines():
+            return "appended"  # an earlier write went through though its response was lost
+        if content and not content.endswith(b"\n"):
+            content += b"\n"
+        self._call(lambda: self._repo.update_file(path, message, content + entry, sha, branch=branch))
+        return "appended"
+
+    def _create_orphan_branch(self, branch: str, path: str, text: str, message: str) -> None:
+        from github import InputGitTreeElement
+
+        tree = self._call(lambda: self._repo.create_git_tree(
+            [InputGitTreeElement(path, FILE_MODE, "blob", content=text)]))
+        commit = self._call(lambda: self._repo.create_git_commit(message, tree, []))
+        self._call(lambda: self._repo.create_git_ref(f"refs/heads/{branch}", commit.sha))
+
+    def _read(self, branch: str, path: str) -> tuple[bytes, str] | None:
+        """(bytes, blob sha) of the file on the branch; None on 404."""
+        from gate.github import PublishError
+
+        try:
+            found = self._call(lambda: self._repo.get_contents(path, ref=branch))
+        except PublishError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if isinstance(found, list) or found.type != "file":
+            raise PublishError(f"{path} on branch {branch} is not a file")
+        if found.encoding == "base64":
+            return base64.b64decode(found.content or ""), found.sha
+        # Over 1 MB the contents API leaves the content out (encoding "none"): fetch the blob itself.
+        blob = self._call(lambda: self._repo.get_git_blob(found.sha))
+        if blob.encoding != "base64":
+            raise PublishError(f"{path} on branch {branch}: unsupported blob encoding {blob.encoding!r}")
+        return base64.b64decode(blob.content or ""), found.sha

@@ -1,0 +1,118 @@
+"""View data for a suite's standing over time: its baseline snapshot (age, comparability, changed by this
+pull request), change checks (Δ, interval, n) and trends from the default branch's history."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gate.history import mermaid_trend, sparkline
+from gate.judge import CheckResult, Op, SuiteVerdict
+from gate.report.escape import inert
+from gate.results import MetricSpec
+from gate.trends import SuiteTrend
+
+
+def _fmt(value: float | None, spec: MetricSpec | None, signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    text = format(value, spec.fmt if spec else ".3f")
+    if signed and value > 0:
+        text = "+" + text
+    return text.replace("-", "−")
+
+
+def change_value(check: CheckResult, spec: MetricSpec | None) -> str:
+    """`−0.031 (0.871 → 0.840; 95% CI −0.050…−0.012, n 24, significant)`."""
+    change = check.change
+    assert change is not None
+    text = _fmt(check.value, spec, signed=True)
+    if change.baseline is not None and change.current is not None:
+        text += f" ({_fmt(change.baseline, spec)} → {_fmt(change.current, spec)}"
+        if change.confidence is not None and change.low is not None:
+            verdict = "significant" if change.significant else "not significant"
+            text += (f"; {change.confidence:.0%} CI {_fmt(change.low, spec, True)}…{_fmt(change.high, spec, True)}, "
+                     f"n {change.n}, {verdict}")
+        elif change.confidence is not None:
+            text += f"; n {change.n}"
+        text += ")"
+    return text
+
+
+def change_threshold(check: CheckResult, spec: MetricSpec | None) -> str:
+    """`fall ≤ 0.02 (warn > 0.01)` / `rise ≤ 0.5`, vs the baseline snapshot."""
+    falls = check.op is Op.MIN
+    word = "fall" if falls else "rise"
+    text = f"{word} ≤ {_fmt(abs(check.fail), spec)}"
+    if check.warn is not None:
+        text += f" (warn > {_fmt(abs(check.warn), spec)})"
+    if check.change is not None and check.change.confidence is not None:
+        text += ", if significant"
+    return text
+
+
+CHANGE_ROWS = 15  # change checks listed per suite (all are in report.json)
+
+
+def baseline_view(suite: SuiteVerdict, stale_output: tuple[str, float] | None,
+                  line: Callable[[CheckResult], dict[str, str]]) -> dict[str, Any] | None:
+    """None when there is nothing to say (no snapshot, no change checks, nothing stale or changed)."""
+    comparison = suite.comparison
+    uses_snapshot = any(c.change is not None for c in suite.checks)
+    if comparison is None:
+        return None
+    snapshot = comparison.snapshot
+    if snapshot is None and not uses_snapshot and not comparison.changed_in_pr and not stale_output:
+        return None
+    view: dict[str, Any] = {"path": inert(comparison.path, limit=200), "present": snapshot is not None,
+                            "warnings": []}
+    if snapshot is not None:
+        view["blessed"] = inert(snapshot.created_at[:10], limit=40)
+        view["commit"] = inert((snapshot.commit or "")[:7], limit=40) or None
+        view["age"] = f"{comparison.age_days:.0f} days ago" if comparison.age_days is not None else None
+    warnings = view["warnings"]
+    if comparison.stale:
+        warnings.append(f"the baseline snapshot is {comparison.age_days:.0f} days old (older than "
+                        "baselines.max_age_days): re-bless it with `llm-gate baseline bless` when the change is "
+                        "intended")
+    if stale_output:
+        stamp, age = stale_output
+        warnings.append(f"the baseline outputs date from {inert(stamp[:10], limit=40)} ({age:.0f} days ago, older "
+                        "than baselines.max_age_days): regenerate them with `llm-gate baseline bless --model …`")
+    if snapshot is not None and comparison.differences:
+        shown = "; ".join(inert(d, limit=200) for d in comparison.differences[:6])
+        warnings.append(f"**not comparable** with this run — {shown}; change checks are unmeasured")
+    if comparison.changed_in_pr:
+        files = ", ".join(f"`{inert(f, limit=200)}`" for f in comparison.changed_in_pr[:10])
+        warnings.append(f"this pull request changes the baseline: {files} — checks compare against the new one")
+    if snapshot is None and uses_snapshot:
+        warnings.append("no baseline snapshot: change checks are unmeasured (`llm-gate baseline bless` writes one)")
+    changes = [c for c in suite.checks if c.change is not None]
+    order = {"fail": 0, "unmeasured": 1, "warn": 2, "pass": 3}
+    changes.sort(key=lambda c: (order[c.verdict.value], c.value if c.value is not None else 0.0))
+    view["changes"] = [line(c) for c in changes[:CHANGE_ROWS]]
+    view["more"] = max(0, len(changes) - CHANGE_ROWS)
+    return view
+
+
+def trend_view(trend: SuiteTrend | None, specs: Mapping[str, MetricSpec], charts: bool) -> dict[str, Any] | None:
+    if trend is None or (trend.runs == 0 and trend.not_comparable == 0):
+        return None
+    rows, mermaid = [], []
+    for metric in trend.metrics:
+        spec = specs.get(metric.metric)
+        values = [v for _, v in metric.points]
+        rows.append({
+            "metric": metric.metric, "now": _fmt(metric.now, spec), "last": _fmt(metric.last, spec),
+            "commit": inert((metric.last_commit or "")[:7], limit=40) or None,
+            "delta": _fmt(metric.delta, spec, signed=True) if metric.delta is not None else "n/a",
+            "spark": sparkline(values) if len(values) > 1 else "",
+        })
+        if charts and len(metric.points) > 1:
+            mermaid.append(mermaid_trend(f"{trend.suite}: {metric.metric}", metric.points, y_label=metric.metric))
+    note = None
+    if trend.not_comparable:
+        shown = "; ".join(inert(d, limit=200) for d in trend.differences[:4])
+        note = (f"{trend.not_comparable} earlier run{'s' if trend.not_comparable != 1 else ''} not comparable "
+                f"(fingerprint differs: {shown}) and left out")
+    return {"rows": rows, "charts": [c for c in mermaid if c], "runs": trend.runs, "note": note}

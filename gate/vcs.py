@@ -1,0 +1,43 @@
+"""What git knows about the working tree: the commit, and the files a pull request changes.
+
+Used at the edges only (`llm-gate run`, `baseline bless`); every failure (no git, a shallow clone
+without the base commit, not a repository) is "unknown" (None), never an error.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+TIMEOUT = 20  # seconds; a git that hangs (a lock, a network filesystem) must not hang the gate
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, timeout=TIMEOUT,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def toplevel(cwd: Path) -> Path | None:
+    out = _git(cwd, "rev-parse", "--show-toplevel")
+    return Path(out.strip()) if out and out.strip() else None
+
+
+def head_commit(cwd: Path) -> str | None:
+    out = _git(cwd, "rev-parse", "HEAD")
+    return out.strip() if out and out.strip() else None
+
+
+def changed_files(cwd: Path, base: str, head: str = "HEAD") -> list[Path] | None:
+    """Files changed between the merge base of `base` and `head`, and `head` (what a pull request changes),
+    as absolute paths; None when git cannot tell (e.g. a shallow clone without the base commit)."""
+    root = toplevel(cwd)
+    if root is None:
+        return None
+    out = _git(root, "diff", "--name-only", "--no-renames", f"{base}...{head}")
+    if out is None:
+        return None
+    return [root / line for line in out.splitlines() if line.strip()]
