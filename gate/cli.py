@@ -56,6 +56,7 @@ def run(
     comment: Annotated[CommentMode | None, typer.Option(help="PR comment: sticky (edit one per gate), new, off. Default: gate.yml.")] = None,  # noqa: E501
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
+    shard: Annotated[str | None, typer.Option(help="Compute only shard i/N of the model work and save it (then `llm-gate merge`).")] = None,  # noqa: E501
 ) -> None:
     """Score, judge and report: the gate itself.
 
@@ -69,8 +70,12 @@ def run(
                                  output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
                                  publish=False if no_publish else None,
                                  fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
-                                 models=tuple(model or ()))
-    raise typer.Exit(int(run_gate(settings, quiet=quiet, record_history=record_history)))
+                                 models=tuple(model or ()), shard=shard, record_history=record_history)
+    if settings.shard:
+        from gate.commands.shard import run_shard
+
+        raise typer.Exit(int(run_shard(settings, settings.shard, quiet=quiet)))
+    raise typer.Exit(int(run_gate(settings, quiet=quiet, record_history=settings.record_history)))
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""`llm-gate baseline bless`, `history` and `calibrate`: the commands about a gate over time."""
+"""`llm-gate baseline bless`, `merge`, `history` and `calibrate`: the commands beyond a single run."""
 
 from __future__ import annotations
 
@@ -30,6 +30,31 @@ def baseline_bless(
     settings = Settings.from_env(os.environ, config=str(config) if config else None)
     bless(settings.config_path, tuple(suite or ()), model=model, model_version=model_version, metrics=metrics,
           commit=commit or settings.github.sha, dry_run=dry_run, now=datetime.now(timezone.utc).replace(microsecond=0))
+
+
+@app.command()
+def merge(
+    shards: Annotated[list[Path] | None, typer.Argument(help="Shard files, or directories holding them (default: INPUT_SHARDS or <output_dir>/shards).")] = None,  # noqa: E501
+    config: ConfigOption = None,
+    output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="As the shards were run.")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="As the shards were run.")] = None,
+    no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="As for `run`.")] = None,  # noqa: E501
+) -> None:
+    """Merge the N shards of `run --shard i/N` (exactly an unsharded run), then judge, report and publish."""
+    from gate.commands.shard import merge as merge_shards
+    from gate.settings import Settings
+
+    settings = Settings.from_env(os.environ, config=str(config) if config else None,
+                                 output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
+                                 publish=False if no_publish else None, models=tuple(model or ()),
+                                 record_history=record_history)
+    given = os.environ.get("INPUT_SHARDS", "").strip()
+    paths = list(shards or ()) or [Path(p) for p in given.split()] or [
+        (settings.output_dir or Path("gate-report")) / "shards"]
+    raise typer.Exit(int(merge_shards(settings, paths, quiet=quiet, record_history=settings.record_history)))
 
 
 @app.command()

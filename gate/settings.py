@@ -55,12 +55,15 @@ class Settings:
     models: tuple[str, ...] = ()  # empty: the suites' own `models:` filters
     comment: CommentMode | None = None  # overrides publish.comment of gate.yml
     check_run: bool | None = None  # overrides publish.check_run of gate.yml
+    shard: str | None = None  # "i/N": compute only this shard of the model work (`run --shard`)
+    record_history: bool | None = None  # None: record default-branch runs only
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
                  suites: tuple[str, ...] = (), publish: bool | None = None,
                  fail_on: str | None = None, comment: str | None = None,
-                 models: tuple[str, ...] = ()) -> Settings:
+                 models: tuple[str, ...] = (), shard: str | None = None,
+                 record_history: bool | None = None) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
@@ -89,6 +92,9 @@ class Settings:
             models=models or tuple(_split(value("models") or "")),
             comment=CommentMode(comment_mode) if comment_mode else None,
             check_run=_flag(value("check_run"), "check_run", default=None),
+            shard=shard or value("shard"),
+            record_history=record_history if record_history is not None else _flag(
+                value("record_history"), "record_history", default=None),
         )
 
 

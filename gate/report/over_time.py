@@ -22,6 +22,12 @@ def _fmt(value: float | None, spec: MetricSpec | None, signed: bool = False) -> 
     return text.replace("-", "−")
 
 
+def _age(days: float | None) -> str | None:
+    if days is None:
+        return None
+    return "today" if days < 1 else f"{days:.0f} day{'s' if round(days) != 1 else ''} ago"
+
+
 def change_value(check: CheckResult, spec: MetricSpec | None) -> str:
     """`−0.031 (0.871 → 0.840; 95% CI −0.050…−0.012, n 24, significant)`."""
     change = check.change
@@ -69,7 +75,7 @@ def baseline_view(suite: SuiteVerdict, stale_output: tuple[str, float] | None,
     if snapshot is not None:
         view["blessed"] = inert(snapshot.created_at[:10], limit=40)
         view["commit"] = inert((snapshot.commit or "")[:7], limit=40) or None
-        view["age"] = f"{comparison.age_days:.0f} days ago" if comparison.age_days is not None else None
+        view["age"] = _age(comparison.age_days)
     warnings = view["warnings"]
     if comparison.stale:
         warnings.append(f"the baseline snapshot is {comparison.age_days:.0f} days old (older than "
