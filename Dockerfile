@@ -5,7 +5,8 @@
 #   scripts/build-wheelhouse && docker build --network none \
 #       --build-arg PIP_ARGS="--no-index --find-links /tmp/wheelhouse" --build-arg PULL_MODELS= \
 #       -t llm-quality-gate .                                            # hermetic: wheels from ./wheelhouse
-#   docker build --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128 -t llm-quality-gate:cuda .
+#   docker build --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128 --build-arg DEPS_LOCK= \
+#       -t llm-quality-gate:cuda .                                       # CUDA: no hashed lock for it (yet)
 #
 # Stages keep the wheelhouse and build tools out of the final image, and its layers run from what
 # changes least to what changes most: dependencies, models, then the gate itself (a small layer).
@@ -34,24 +35,33 @@ RUN (command -v update-ca-certificates >/dev/null && update-ca-certificates >/de
  && mkdir -p "${LLM_GATE_MODEL_DIR}" \
  && useradd --uid "${GATE_UID}" --create-home --shell /usr/sbin/nologin gate
 
-# ---- dependencies: change only with pyproject.toml or constraints.txt
+# ---- dependencies: change only with requirements-image.lock (pyproject.toml, constraints.txt)
 FROM base AS deps
 # Where torch comes from: the CPU index by default (no CUDA libraries), a cuXXX index for GPU images.
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 # Extra pip arguments; the hermetic build installs only from the wheelhouse.
 ARG PIP_ARGS=""
+# Every package pinned with its sha256 (scripts/lock-image): a file that changed on an index, or a
+# package nobody locked, fails the build. The lock is for the CPU image; a CUDA build passes
+# DEPS_LOCK= and resolves from pyproject.toml and constraints.txt without hashes.
+ARG DEPS_LOCK=requirements-image.lock
 COPY wheelhouse/ /tmp/wheelhouse/
-COPY pyproject.toml constraints.txt /opt/llm-gate/
+COPY pyproject.toml constraints.txt requirements-image.lock /opt/llm-gate/
 # torch's C++ headers and its own test suite (~150 MB) serve no purpose at run time.
-RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/opt/llm-gate/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
- && pip install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" -c /opt/llm-gate/constraints.txt -r /tmp/requirements.txt \
+RUN if [ -n "${DEPS_LOCK}" ]; then \
+      pip install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" --require-hashes --no-deps -r "/opt/llm-gate/${DEPS_LOCK}"; \
+    else \
+      python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/opt/llm-gate/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+      && pip install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" -c /opt/llm-gate/constraints.txt -r /tmp/requirements.txt; \
+    fi \
+ && pip check \
  && rm -rf "${VIRTUAL_ENV}"/lib/python3*/site-packages/torch/test "${VIRTUAL_ENV}"/lib/python3*/site-packages/torch/include
 
 # ---- models: only the model-resolution module, so a change to the gate does not re-download them
 FROM deps AS models
 # Models baked into the image besides the embedded all-MiniLM-L6-v2 (needs network at build time).
 ARG PULL_MODELS="roberta-large holistic-ai/bias_classifier_albertv2"
-COPY gate/__init__.py gate/errors.py gate/jsonpos.py /tmp/pull/gate/
+COPY gate/__init__.py gate/errors.py gate/jsonpos.py gate/redact.py /tmp/pull/gate/
 COPY gate/io/ /tmp/pull/gate/io/
 COPY gate/runtime/__init__.py gate/runtime/models.py /tmp/pull/gate/runtime/
 RUN if [ -n "${PULL_MODELS}" ]; then \

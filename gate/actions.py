@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gate import io
+from gate.redact import redact
 
 
 def write_outputs(path: Path | None, outputs: Mapping[str, str]) -> None:
@@ -52,4 +53,12 @@ def command(kind: str, message: str, *, file: str | None = None, line: int | Non
     if title:
         props.append(f"title={_escape_property(title)}")
     head = f"::{kind} {','.join(props)}::" if props else f"::{kind}::"
-    return head + _escape_data(message)
+    return redact(head + _escape_data(message))
+
+
+def inert_commands(text: str) -> str:
+    """`text` for the log with no line the runner would take as a workflow command (`::set-output`,
+    `::add-mask::`, `::stop-commands::`): an input file's name or value quoted in an error message could
+    otherwise start such a line. A zero-width space after the first colon keeps the text readable."""
+    return "\n".join(line.replace("::", ":\u200b:", 1) if line.lstrip().startswith("::") else line
+                     for line in text.split("\n"))

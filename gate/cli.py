@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from gate import __version__
+from gate import __version__, actions
 from gate.config import CommentMode
 from gate.errors import ExitCode, GateError
 from gate.settings import FailOn
@@ -42,7 +42,8 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version.")] = False,
 ) -> None:
-    """Exit codes: 0 passed (warnings allowed), 1 gate failed, 2 invalid config or input, 3 runtime failure."""
+    """Exit codes: 0 passed (warnings allowed), 1 gate failed, 2 invalid config or input, 3 runtime failure,
+    130/143 interrupted (SIGINT/SIGTERM): no verdict."""
 
 
 @app.command()
@@ -57,6 +58,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
     shard: Annotated[str | None, typer.Option(help="Compute only shard i/N of the model work and save it (then `llm-gate merge`).")] = None,  # noqa: E501
+    allow_paths_outside_workspace: Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name files outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read the runner's files.")] = False,  # noqa: E501
 ) -> None:
     """Score, judge and report: the gate itself.
 
@@ -64,6 +66,7 @@ def run(
     sticky PR comment and the check run. Publishing problems never change the exit code.
     """
     from gate.commands.run import run_gate
+    from gate.io import paths
     from gate.settings import Settings
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None,
@@ -71,11 +74,13 @@ def run(
                                  publish=False if no_publish else None,
                                  fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
                                  models=tuple(model or ()), shard=shard, record_history=record_history)
-    if settings.shard:
-        from gate.commands.shard import run_shard
+    policy = paths.current().allowing_outside() if allow_paths_outside_workspace else paths.current()
+    with paths.use(policy):
+        if settings.shard:
+            from gate.commands.shard import run_shard
 
-        raise typer.Exit(int(run_shard(settings, settings.shard, quiet=quiet)))
-    raise typer.Exit(int(run_gate(settings, quiet=quiet, record_history=settings.record_history)))
+            raise typer.Exit(int(run_shard(settings, settings.shard, quiet=quiet)))
+        raise typer.Exit(int(run_gate(settings, quiet=quiet, record_history=settings.record_history)))
 
 
 @app.command()
@@ -158,37 +163,66 @@ def sample(
 
 
 def main() -> None:
-    """Entry point: a user-facing error becomes a message and its exit code, never a bare traceback."""
+    """Entry point: a user-facing error becomes a message and its exit code, never a bare traceback.
+
+    The whole command runs with secrets redacted from stdout, stderr and logs (gate/redact.py) and with
+    the paths a config names confined to the workspace (gate/io/paths.py).
+    """
+    from gate import interrupt, redact
+    from gate.io import paths
+
+    debug = redact.debug_enabled(os.environ)
+    with interrupt.handling(), redact.guard(os.environ, debug=debug), \
+            paths.use(paths.PathPolicy.from_env(os.environ)):
+        code = _dispatch(debug)
+    sys.exit(code)
+
+
+def _dispatch(debug: bool) -> int:
     try:
         code = app(standalone_mode=False)  # returns the exit code instead of calling sys.exit
-        sys.exit(int(code or 0))
+        return _unless_interrupted(int(code or 0))
     except GateError as exc:
         _print_error(exc)
-        sys.exit(int(exc.exit_code))
+        return int(exc.exit_code)
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        sys.exit(130)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
+        return _unless_interrupted(int(exc.exit_code))
+    except (typer.Abort, KeyboardInterrupt):
+        return _unless_interrupted(130, always=True)
     except typer.TyperException as exc:  # usage errors: unknown option, bad value
         show = getattr(exc, "show", None)
         if show is None:
             raise
         show()
-        sys.exit(int(ExitCode.INVALID_INPUT))
+        return int(ExitCode.INVALID_INPUT)
     except Exception as exc:  # anything unexpected: a message, not a traceback
-        if os.environ.get("LLM_GATE_DEBUG"):
-            raise
+        if debug:  # printed here, inside the redacting streams, not by the interpreter after them
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
         sys.stderr.write(f"llm-gate: internal error: {type(exc).__name__}: {exc}\n"
                          "Set LLM_GATE_DEBUG=1 for the traceback and please report it.\n")
-        sys.exit(int(ExitCode.RUNTIME_FAILURE))
+        return int(ExitCode.RUNTIME_FAILURE)
+
+
+def _unless_interrupted(code: int, always: bool = False) -> int:
+    """An interrupted run's exit code (130 SIGINT, 143 SIGTERM) and its one line. typer turns any
+    KeyboardInterrupt into a silent exit 130, so which signal it was comes from `gate.interrupt`."""
+    from gate import interrupt
+
+    exc = interrupt.raised()
+    if exc is None:
+        if always:
+            sys.stderr.write("llm-gate: interrupted: the run was aborted before it finished, so it has no verdict\n")
+        return code
+    sys.stderr.write(interrupt.message(exc) + "\n")
+    return exc.exit_code
 
 
 def _print_error(exc: GateError) -> None:
     label = {ExitCode.INVALID_INPUT: "invalid input", ExitCode.RUNTIME_FAILURE: "runtime failure"}
-    sys.stderr.write(f"llm-gate: {label.get(exc.exit_code, 'error')}: {exc}\n")
+    # Problems quote file names and values from the inputs: a line of theirs must not become a workflow command.
+    sys.stderr.write(actions.inert_commands(f"llm-gate: {label.get(exc.exit_code, 'error')}: {exc}") + "\n")
 
 
 from gate import cli_over_time  # noqa: E402,F401  (registers baseline bless, history, calibrate)

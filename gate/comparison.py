@@ -10,12 +10,14 @@ from pathlib import Path
 from gate import io
 from gate.config import GateConfig, SuiteBase
 from gate.errors import InputError, Problem
+from gate.io import paths
 from gate.results import SuiteResult
 from gate.snapshots import Comparison, Snapshot, age_in_days, compare
 
 
 def snapshot_path(config: GateConfig, base_dir: Path, suite: str) -> Path:
-    return base_dir / config.baselines.dir / f"{suite}.json"
+    shown = f"{config.baselines.dir}/{suite}.json"
+    return paths.confine(base_dir / config.baselines.dir / f"{suite}.json", base_dir, "baselines.dir", shown)
 
 
 def baseline_files(suite: SuiteBase, base_dir: Path) -> list[Path]:

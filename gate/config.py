@@ -144,8 +144,18 @@ def known_kinds() -> tuple[str, ...]:
     return tuple(cls.model_fields["kind"].annotation.__args__[0] for cls in SUITE_CONFIGS)
 
 
+WORKSPACE_RULE = (
+    "Every path gate.yml names (suite inputs, rubric files, baselines.dir, history.path, local model "
+    "directories, bertscore.baseline_path) is relative to gate.yml and must resolve, symlinks followed, inside "
+    "the workspace: GITHUB_WORKSPACE, else the git checkout holding gate.yml, else gate.yml's directory. "
+    "Reading outside it is allowed only by the workflow, never by gate.yml itself (a config can come from the "
+    "pull request under test): `llm-gate run --allow-paths-outside-workspace`, the action input "
+    "`allow_paths_outside_workspace: true`, or LLM_GATE_ALLOW_PATHS_OUTSIDE_WORKSPACE=1.")
+
+
 def json_schema() -> dict:
     schema = GateConfig.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "llm-quality-gate gate.yml"
+    schema["description"] = WORKSPACE_RULE
     return schema

@@ -20,7 +20,8 @@ from pydantic import (
 
 
 class StrictModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+    # allow_inf_nan=False: YAML's .nan and .inf parse as floats, and a NaN threshold never fails a check.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False, allow_inf_nan=False)
 
 
 # ---------------------------------------------------------------- models and runtime
@@ -73,6 +74,19 @@ class RuntimeConfig(StrictModel):
     precision: Precision = Precision.AUTO
     batch_size: PositiveInt = 64
     cache_dir: str = Field(".gate-cache", description="Model and score cache, relative to the working directory.")
+    cache: bool = Field(
+        True,
+        description="Keep embeddings, BERTScore token states and classifier outputs in `cache_dir`, keyed by model "
+        "fingerprint and text, so a later run re-encodes only texts it has not seen (restore the directory with "
+        "actions/cache in CI).",
+    )
+    cache_max_mb: PositiveInt = Field(
+        2048, description="Size cap of the model-output cache in MiB; least recently used entries go first."
+    )
+    threads: PositiveInt | None = Field(
+        None, description="CPU threads for model work; default: the CPUs this process may use (affinity and "
+        "cgroup quota)."
+    )
     allow_download: bool = Field(
         False,
         description="Let a run fetch a missing model from the Hugging Face hub. Off by default: CI runs "

@@ -76,6 +76,9 @@ class RagSuiteConfig(SuiteBase):
     dataset_name: str | None = Field(None, description="Names the dataset in the seed's evaluation report.")
     k: list[PositiveInt] = Field(default_factory=lambda: [1, 3, 5], min_length=1, description="Cut-offs for @k.")
     embedding: str | None = Field(None, description="Overrides `models.embedding` (relevancy, faithfulness).")
+    embedding_metrics: bool = Field(
+        True, description="answer_relevancy and faithfulness need a sentence-embedding model; false leaves them "
+        "unmeasured and the suite loads no model at all (no torch import).")
     faithfulness_threshold: float = Field(
         0.6, ge=-1, le=1, description="Cosine similarity at which a context sentence supports an answer sentence.")
     cost_per_1k_tokens: float = Field(0.002, ge=0, description="Price when samples give tokens but no cost.")

@@ -8,8 +8,17 @@ to fix it, and all problems of one kind are collected before anything is raised.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from enum import IntEnum
+
+# Messages quote what was found, but a found value can be a 1 MB string, a structure nested
+# thousands deep, or a YAML alias bomb whose full repr would never finish: repr it with bounds.
+_BOUNDED = reprlib.Repr()
+_BOUNDED.maxlevel, _BOUNDED.maxdict, _BOUNDED.maxlist, _BOUNDED.maxtuple = 3, 4, 6, 6
+_BOUNDED.maxset = _BOUNDED.maxfrozenset = _BOUNDED.maxdeque = _BOUNDED.maxarray = 6
+_BOUNDED.maxstring = _BOUNDED.maxother = _BOUNDED.maxlong = 80
+MAX_SHOWN_PROBLEMS = 100  # a file with 100,000 bad lines must not print 100,000 lines
 
 
 class ExitCode(IntEnum):
@@ -53,7 +62,10 @@ class Problem:
 
 def describe(value: object, limit: int = 60) -> str:
     """A short, unambiguous rendering of a received value for error messages."""
-    text = repr(value)
+    try:
+        text = repr(value[: limit + 1]) if isinstance(value, str) else _BOUNDED.repr(value)
+    except ValueError:  # an integer past Python's 4300-digit str() limit
+        text = f"a {type(value).__name__} too large to show"
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
@@ -76,7 +88,10 @@ class InputError(GateError):
     def render(self) -> str:
         count = len(self.problems)
         head = f"{self.title} ({count} problem{'s' if count != 1 else ''})"
-        return "\n".join([head, *(f"  - {p.render()}" for p in self.problems)])
+        lines = [head, *(f"  - {p.render()}" for p in self.problems[:MAX_SHOWN_PROBLEMS])]
+        if count > MAX_SHOWN_PROBLEMS:
+            lines.append(f"  … and {count - MAX_SHOWN_PROBLEMS} more problems (fix these and run again)")
+        return "\n".join(lines)
 
 
 class ConfigError(InputError):

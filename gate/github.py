@@ -1,22 +1,24 @@
 """With `gate.github_contents`, the only modules that talk to GitHub (through PyGithub): sticky comment, check
 run, commit status here; files on branches (the history) and a pull request's changed files there.
 
-Every call is retried on transient failures (5xx, 429, secondary rate limits, timeouts) with
-exponential backoff that honours `Retry-After`. A failure that remains is returned by `publish` as a
-note, not raised: publishing never changes the gate's verdict or exit code, and the report files and
-job summary are already written when this runs. The contents methods raise PublishError (scrubbed of
-the token) or return None, and their callers decide.
+Every call is retried on transient failures (5xx, 429, rate limits, timeouts, dropped connections) with
+exponential backoff that honours `Retry-After` and `x-ratelimit-reset`, within bounds (`gate.github_retry`):
+a GitHub that is down or asks for an hour costs a run about two minutes, not a hung job. A failure that
+remains is returned by `publish` as a note, not raised: publishing never changes the gate's verdict or exit
+code, and the report files and job summary are already written when this runs. The contents methods raise
+PublishError (scrubbed of the token) or return None, and their callers decide.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 from gate.config import CommentMode
 from gate.github_contents import ContentsMixin
+from gate.github_retry import Failure, RetryBudget, RetryPolicy, http_failure
 from gate.publishing import PublishBundle, comment_body, comment_content, marker
 
 T = TypeVar("T")
@@ -25,19 +27,8 @@ ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update
 # secondary rate limits; tests against a local server set both to 0.
 REQUEST_SPACING = (0.25, 1.0)
 STATUS_DESCRIPTION_LIMIT = 140
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 5
-    base_delay: float = 1.0
-    max_delay: float = 60.0
-    sleep: Callable[[float], None] = time.sleep
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(self.max_delay, max(0.0, retry_after))
-        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+TIMEOUT = 30  # seconds PyGithub waits for a connection or a reply: a stalled GitHub is a timeout, not a hang
+__all__ = ["GitHubPublisher", "PublishError", "PublishOutcome", "RetryPolicy"]
 
 
 @dataclass
@@ -66,15 +57,17 @@ READ_ONLY_HINT = ("the token cannot write here (a pull request from a fork gets 
 
 class GitHubPublisher(ContentsMixin):
     def __init__(self, token: str, api_url: str, repository: str, *, retry: RetryPolicy | None = None,
-                 timeout: int = 30):
+                 timeout: int | None = None):
         from github import Auth, Github
 
+        self._timeout = max(1, int(timeout if timeout is not None else TIMEOUT))  # PyGithub takes whole seconds
         # PyGithub's own retries are off: ours below are explicit, bounded and tested.
-        self._github = Github(auth=Auth.Token(token), base_url=api_url.rstrip("/"), timeout=timeout, retry=None,
-                              lazy=True, seconds_between_requests=REQUEST_SPACING[0],
+        self._github = Github(auth=Auth.Token(token), base_url=api_url.rstrip("/"), timeout=self._timeout,
+                              retry=None, lazy=True, seconds_between_requests=REQUEST_SPACING[0],
                               seconds_between_writes=REQUEST_SPACING[1])
         self._repo = self._github.get_repo(repository)
         self._retry = retry or RetryPolicy()
+        self._budget = RetryBudget(self._retry)
         self._token = token
 
     def publish(self, bundle: PublishBundle, comment: CommentMode, check_run: bool) -> PublishOutcome:
@@ -109,10 +102,11 @@ class GitHubPublisher(ContentsMixin):
             existing = None
             if mode is CommentMode.STICKY:
                 existing = self._call(lambda: next((c for c in issue.get_comments()
-                                                    if c.body and c.body.startswith(marker(bundle.gate) + "\n")),
-                                                   None))
+                                                    if c.body and c.body.startswith(marker(bundle.gate) + "\n")
+                                                    and self._ours(c)), None))
             if existing is None:
-                created = self._call(lambda: issue.create_comment(body))
+                created = self._call(_once(lambda: issue.create_comment(body), lambda: next(
+                    (c for c in issue.get_comments() if c.body == body), None)))
                 outcome.comment_url, outcome.comment_action = created.html_url, "created"
             elif comment_content(existing.body) == comment_content(body):
                 outcome.comment_url, outcome.comment_action = existing.html_url, "unchanged"
@@ -123,6 +117,23 @@ class GitHubPublisher(ContentsMixin):
             outcome.comment_action = "failed"
             hint = f"; {READ_ONLY_HINT}" if exc.status in (403, 404) else ""
             outcome.notes.append(f"could not comment on pull request #{bundle.pull_request}: {exc}{hint}")
+
+    def _ours(self, comment: Any) -> bool:
+        """Whether this token's identity wrote `comment`. Anyone can post a comment that starts with the
+        marker: editing theirs would put the gate's report under their name (and they could edit it back),
+        and where the token may not edit it every run would fail to comment."""
+        login = str(getattr(comment.user, "login", "") or "")
+        if login.endswith("[bot]"):  # an app such as github-actions[bot]: a user cannot take such a name
+            return True
+        return bool(self._login) and login == self._login
+
+    @cached_property
+    def _login(self) -> str | None:
+        """A personal access token's user; None for an app's installation token, which may not read /user."""
+        try:
+            return self._call(lambda: self._github.get_user().login)
+        except PublishError:
+            return None
 
     # ------------------------------------------------------------ check run / status
 
@@ -165,24 +176,39 @@ class GitHubPublisher(ContentsMixin):
     # ------------------------------------------------------------ retries
 
     def _call(self, request: Callable[[], T]) -> T:
-        from github import GithubException
-        from requests.exceptions import ConnectionError as RequestsConnectionError
-        from requests.exceptions import Timeout
-
+        """`request()`, retried while its failure is transient and the budget lasts; else PublishError."""
+        if self._budget.exhausted:
+            raise PublishError(f"not tried: {self._scrub(self._budget.exhausted)}")
         attempt = 0
         while True:
             attempt += 1
+            started = self._retry.clock()
             try:
                 return request()
-            except GithubException as exc:
-                transient, retry_after = _transient(exc)
-                if not transient or attempt >= self._retry.attempts:
-                    raise PublishError(self._describe(exc), exc.status) from None
-            except (Timeout, RequestsConnectionError) as exc:
-                retry_after = None
-                if attempt >= self._retry.attempts:
-                    raise PublishError(self._scrub(f"network error: {type(exc).__name__}")) from None
-            self._retry.sleep(self._retry.delay(attempt, retry_after))
+            except PublishError:  # a nested call's, already retried and described
+                raise
+            except Exception as exc:  # every failure becomes a note, never a traceback
+                failure = self._failure(exc)
+            self._budget.charge(self._retry.clock() - started)
+            delay, why = self._budget.wait(attempt, failure)
+            if delay is None:
+                raise PublishError(why, failure.status) from None
+            self._retry.sleep(delay)
+            self._budget.charge(delay)
+
+    def _failure(self, exc: Exception) -> Failure:
+        from github import GithubException
+        from requests import exceptions
+
+        if isinstance(exc, GithubException):
+            return http_failure(exc.status, self._describe(exc), exc.headers, exc.data)
+        if isinstance(exc, exceptions.Timeout):
+            return Failure(f"network error: no reply within {self._timeout} s (timeout)", transient=True)
+        if isinstance(exc, (exceptions.ConnectionError, exceptions.ChunkedEncodingError)):
+            return Failure(self._scrub(f"network error: {type(exc).__name__} (connection refused, reset or "
+                                       "dropped)"), transient=True)
+        # A malformed reply, an unexpected shape: trying again would get the same
+        return Failure(self._scrub(f"unexpected reply: {type(exc).__name__}: {exc}"[:300]))
 
     def _describe(self, exc: Any) -> str:
         message = ""
@@ -195,25 +221,14 @@ class GitHubPublisher(ContentsMixin):
         return text.replace(self._token, "***") if self._token else text
 
 
-def _transient(exc: Any) -> tuple[bool, float | None]:
-    headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
-    retry_after = _seconds(headers.get("retry-after"))
-    if exc.status >= 500 or exc.status == 429:
-        return True, retry_after
-    if exc.status == 403:
-        message = str(exc.data.get("message", "") if isinstance(exc.data, dict) else exc.data).lower()
-        limited = "rate limit" in message or headers.get("x-ratelimit-remaining") == "0"
-        if limited and retry_after is None and headers.get("x-ratelimit-reset"):
-            retry_after = _seconds(headers["x-ratelimit-reset"], since_epoch=True)
-        return limited, retry_after
-    return False, None
+def _once(create: Callable[[], T], find: Callable[[], T | None]) -> Callable[[], T]:
+    """`create` for `_call`, whose retries first `find` what an earlier try made: a POST whose reply was lost
+    (a timeout, a reset, a 502 from a proxy) may have been done, and a second comment would be noise."""
+    tries = 0
 
-
-def _seconds(value: str | None, since_epoch: bool = False) -> float | None:
-    try:
-        number = float(value) if value is not None else None
-    except ValueError:
-        return None
-    if number is None:
-        return None
-    return max(0.0, number - time.time()) if since_epoch else number
+    def attempt() -> T:
+        nonlocal tries
+        tries += 1
+        made = find() if tries > 1 else None
+        return made if made is not None else create()
+    return attempt

@@ -9,6 +9,8 @@ the budget spent.
   `max_retries` times with exponential backoff (1 s, 2 s, 4 s …, capped at 30 s) that honours
   `Retry-After` (capped likewise); other 4xx fail at once. The API key travels only in the
   Authorization header and is scrubbed from every reason, whatever a server echoes back.
+- A dead endpoint: after GIVE_UP_AFTER items in a row failed their retries, the rest are not sent (unmeasured,
+  "not sent"), so a judge that went down mid-run costs minutes, not items × retries × timeout.
 - Budget: checked before each request (retries included) against the tokens that replies have
   reported so far (`usage.total_tokens`). Requests already in flight when it is reached still finish,
   so spending can overshoot by at most `max_concurrency - 1` requests beyond the one that reaches it.
@@ -58,6 +60,7 @@ MAX_DELAY = 30.0  # seconds, for the backoff and for a server's Retry-After alik
 QUOTE_LIMIT = 80  # characters of a reply quoted in a reason
 ERROR_LIMIT = 200  # characters of an API error message kept in a reason
 BUDGET_EXHAUSTED = "budget exhausted"
+GIVE_UP_AFTER = 3  # items in a row that failed after their retries: the endpoint is down
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _PLACEHOLDER = re.compile(r"\{(criterion|query|context|answer|expected)\}")
 
@@ -80,6 +83,9 @@ class JudgeScore:
     reason: str | None  # why unmeasured
     cached: bool
     tokens: int  # tokens this request used (0 when cached or not sent)
+    # Not judged: the endpoint failed, or the budget ran out. (An unparseable reply was judged, unreadably.)
+    # A mean over the other items would be a different sample's score, so scorers leave it unmeasured.
+    failed: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,9 +121,14 @@ def run_judge(config: JudgeConfig, api_key: str, items: Sequence[JudgeItem], *, 
     run = _Run(config, api_key, cache_dir if config.cache else None, sleep)
     scores: tuple[JudgeScore, ...] = ()
     if items:
-        with ThreadPoolExecutor(max_workers=min(config.max_concurrency, len(items)),
-                                thread_name_prefix="llm-judge") as pool:
+        pool = ThreadPoolExecutor(max_workers=min(config.max_concurrency, len(items)), thread_name_prefix="llm-judge")
+        try:
             scores = tuple(pool.map(run.judge, items))
+        except BaseException:
+            # SIGINT/SIGTERM: `with` would wait for every queued request; drop them, let in-flight ones end
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     return JudgeRun(scores=scores, requests=run.requests, cache_hits=run.cache_hits, tokens=run.tokens,
                     cost_usd=run.tokens * config.price_per_1k_tokens / 1000, stopped_by_budget=run.stopped)
 
@@ -133,6 +144,8 @@ class _Run:
         self._key_locks: dict[str, threading.Lock] = {}
         self.requests = self.cache_hits = self.tokens = 0
         self.stopped = False
+        self._failures = 0  # items in a row that failed after their retries
+        self._down: str | None = None  # why nothing more is sent
 
     def judge(self, item: JudgeItem) -> JudgeScore:
         prompt = render_prompt(self._template, item)
@@ -152,8 +165,16 @@ class _Run:
 
     def _ask(self, item: JudgeItem, prompt: str, path: Path | None) -> JudgeScore:
         reply, tokens, failure = self._send(prompt)
+        with self._lock:
+            if reply is not None:
+                self._failures = 0
+            elif failure != BUDGET_EXHAUSTED and self._down is None:
+                self._failures += 1
+                if self._failures >= GIVE_UP_AFTER:
+                    self._down = f"the endpoint failed {self._failures} items in a row (last: {failure})"
         if reply is None:
-            return JudgeScore(item.key, item.criterion, None, self._scrub(failure or "no reply"), False, tokens)
+            return JudgeScore(item.key, item.criterion, None, self._scrub(failure or "no reply"), False, tokens,
+                              failed=True)
         if path is not None:
             _write_atomically(path, json.dumps({"key": path.stem, "reply": reply, "tokens": tokens}))
         return self._score(item, reply, cached=False, tokens=tokens)
@@ -178,6 +199,8 @@ class _Run:
         headers = {"Authorization": f"Bearer {self._api_key}"}
         attempt = 0
         while True:
+            if self._down is not None:
+                return None, 0, f"not sent: {self._down}"
             if not self._may_spend():
                 return None, 0, BUDGET_EXHAUSTED
             attempt += 1
@@ -280,7 +303,9 @@ def _write_atomically(path: Path, text: str) -> None:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
         os.replace(temporary, path)
-    except OSError:
+    except BaseException as exc:  # an interrupted write leaves no temporary file behind either
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+        if not isinstance(exc, OSError):
+            raise

@@ -12,7 +12,8 @@ from gate.config import GateConfig, SuiteBase
 from gate.errors import ConfigError, InputError, Problem
 from gate.judge import GateVerdict, judge_gate, judge_suite
 from gate.results import SuiteResult
-from gate.runtime.api import ClassifierLabels, ModelRuntime
+from gate.runtime.api import ClassifierLabels, ModelRuntime, RuntimeSummary
+from gate.runtime.cache import ArrayCache
 from gate.runtime.plan import RecordingRuntime, Shard, WorkPlan, block_texts_for, build_plan
 from gate.runtime.replay import NotInStore, StoreRuntime
 from gate.runtime.store import ResultStore
@@ -104,12 +105,29 @@ def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir:
 
 
 def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
-                       shard: Shard | None = None, block_texts: int | None = None) -> ResultStore:
-    """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime)."""
+                       shard: Shard | None = None, block_texts: int | None = None,
+                       cache: ArrayCache | None = None) -> ResultStore:
+    """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime),
+    reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones)."""
     from gate.runtime.work import execute
 
     plan = plan_model_work(loaded, config, base_dir, runtime.classifier_labels, block_texts)
-    return execute(plan, runtime, shard)
+    return execute(plan, runtime, shard, cache)
+
+
+def open_cache(config: GateConfig) -> ArrayCache:
+    """The run's persistent model-output cache (`runtime.cache`, `runtime.cache_dir`, `runtime.cache_max_mb`)."""
+    settings = config.runtime
+    return ArrayCache(Path(settings.cache_dir) if settings.cache else None, settings.cache_max_mb * 2**20)
+
+
+def model_work_summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> RuntimeSummary | None:
+    """What the model work cost (None when the run had none: no model was loaded, torch never imported)."""
+    if not runtime.loaded_engines():
+        return None
+    from gate.runtime.work import summary
+
+    return summary(runtime, cache, sum(e.encoded for e in store.engines))
 
 
 def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,

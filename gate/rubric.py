@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_val
 
 from gate import io
 from gate.errors import ConfigError, Problem
+from gate.io import paths
 from gate.yaml_models import duplicate_keys, parse_yaml, validate
 
 RUBRICS = Path(__file__).parent / "rubrics"
@@ -148,6 +149,8 @@ def load_rubric(reference: str | None, base_dir: Path, field: str) -> Rubric:
         raise ConfigError("rubric not found", [Problem(
             field=field, expected=f"a packaged rubric ({known}) or a rubric YAML file", found=repr(name),
             fix="give a path relative to gate.yml, or leave `rubric:` out for the seed's rubric")])
+    if path != packaged:
+        paths.confine(path, base_dir, field, name)
     shown = io.display_path(path)
     data, root = parse_yaml(io.read_text(path, "rubric"), shown, "rubric")
     problems = duplicate_keys(root, shown)

@@ -23,14 +23,33 @@ SCHEMA_HINT = "see `llm-gate schema` for every field"
 
 def parse_yaml(text: str, filename: str, what: str) -> tuple[Any, yaml.Node | None]:
     """(data, node tree for line numbers); invalid YAML is a `ConfigError` with its line."""
-    try:
-        return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
+    loader = None
+    try:  # one parse gives both the node tree and the data (what yaml.safe_load does inside)
+        loader = yaml.SafeLoader(text)  # raises for control characters
+        root = loader.get_single_node()
+        return (loader.construct_document(root) if root is not None else None), root
     except yaml.YAMLError as exc:
+        if isinstance(exc, yaml.reader.ReaderError):  # a control character: it has a position, not a mark
+            raise ConfigError(f"{what} is not valid YAML", [Problem(
+                file=filename, line=text[: exc.position].count("\n") + 1, expected="printable YAML text",
+                found=f"the control character #x{exc.character:04x}" if isinstance(exc.character, int)
+                else "undecodable bytes", fix="delete it, or write it as an escape inside double quotes")]) from None
         mark = getattr(exc, "problem_mark", None)
         raise ConfigError(f"{what} is not valid YAML", [Problem(
             file=filename, line=mark.line + 1 if mark else None, expected="valid YAML",
-            found=str(getattr(exc, "problem", None) or exc),
+            found=(str(getattr(exc, "problem", None) or exc).strip() or "invalid YAML").splitlines()[0],
             fix="check indentation and quoting around this line")]) from None
+    except RecursionError:
+        raise ConfigError(f"{what} is nested too deeply", [Problem(
+            file=filename, expected="YAML nested a few levels deep", found="thousands of levels",
+            fix="flatten the structure; see `llm-gate schema` for the fields")]) from None
+    except ValueError as exc:  # an integer past Python's 4300-digit limit
+        raise ConfigError(f"{what} has an unreadable value", [Problem(
+            file=filename, expected="numbers of ordinary size", found=str(exc)[:200],
+            fix="write numbers under 4300 digits")]) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
 
 
 def validate(model: type[M], data: Any, root: yaml.Node | None, filename: str) -> M:
@@ -70,7 +89,9 @@ def to_problem(err: dict, root: yaml.Node, filename: str, model: type[BaseModel]
                        found=message, fix="adjust the values as described")
     return Problem(
         file=filename, line=line, field=field,
-        expected=err["msg"].replace("Input should be ", "").replace("Input ", "input "),
+        expected=err["msg"].replace("Input should be ", "").replace("Input ", "input ")
+        .replace("String should have", "a string of").replace("List should have", "a list of")
+        .replace("Dictionary should have", "a mapping of"),
         found=describe(err.get("input")), fix=SCHEMA_HINT,
     )
 
@@ -158,8 +179,15 @@ def line_of(root: yaml.Node | None, loc: tuple) -> int | None:
     return line
 
 
-def duplicate_keys(node: yaml.Node | None, filename: str, path: tuple = ()) -> list[Problem]:
+def duplicate_keys(node: yaml.Node | None, filename: str, path: tuple = (), seen_nodes: set | None = None
+                   ) -> list[Problem]:
     """PyYAML keeps the last of two equal keys silently; a gate must not."""
+    # Aliases make the node tree a graph: visit each node once, or nine nested aliases of nine
+    # items each (a "billion laughs") take hours to walk.
+    seen_nodes = set() if seen_nodes is None else seen_nodes
+    if id(node) in seen_nodes:
+        return []
+    seen_nodes.add(id(node))
     problems: list[Problem] = []
     if isinstance(node, yaml.MappingNode):
         seen: dict[str, int] = {}
@@ -172,8 +200,8 @@ def duplicate_keys(node: yaml.Node | None, filename: str, path: tuple = ()) -> l
                             fix="merge the two entries or rename one")
                 )
             seen.setdefault(key.value, here)
-            problems += duplicate_keys(value, filename, (*path, str(key.value)))
+            problems += duplicate_keys(value, filename, (*path, str(key.value)), seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            problems += duplicate_keys(item, filename, (*path, str(index)))
+            problems += duplicate_keys(item, filename, (*path, str(index)), seen_nodes)
     return problems

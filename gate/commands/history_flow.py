@@ -15,6 +15,7 @@ from gate import history, io, vcs
 from gate.config import GateConfig
 from gate.github import GitHubPublisher, PublishError
 from gate.history import Entry
+from gate.io import paths
 from gate.settings import Settings
 
 RECORDED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})
@@ -28,7 +29,8 @@ class HistoryRead:
 
 def history_file(config: GateConfig, base_dir: Path) -> Path:
     assert config.history is not None
-    return base_dir / config.history.file_name(config.name)
+    name = config.history.file_name(config.name)
+    return paths.confine(base_dir / name, base_dir, "history.path", name)
 
 
 def publisher_for(settings: Settings) -> GitHubPublisher | None:

@@ -23,21 +23,24 @@ MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations of a 
 
 
 def publish(bundle: PublishBundle, markdown: str, report_path: Path, settings: Settings,
-            config: PublishConfig) -> PublishOutcome:
+            config: PublishConfig, publisher: GitHubPublisher | None = None) -> PublishOutcome:
     github = settings.github
     if config.summary:
         fits = len(markdown.encode()) < SUMMARY_LIMIT
         actions.write_summary(github.step_summary, markdown if fits else bundle.summary)
-    outcome = post(bundle, settings, config)
-    actions.write_outputs(github.output, {
-        "verdict": bundle.verdict,
-        "conclusion": bundle.conclusion,
-        "report_path": str(report_path),
-        "failed_checks": str(_count(bundle, Level.FAILURE)),
-        "warned_checks": str(_count(bundle, Level.WARNING)),
-        "comment_url": outcome.comment_url or "",
-        "check_run_url": outcome.check_run_url or "",
-    })
+    outcome = PublishOutcome()
+    try:
+        outcome = post(bundle, settings, config, publisher)  # the run's publisher: one retry budget
+    finally:  # the step outputs carry the verdict, whatever posting ran into
+        actions.write_outputs(github.output, {
+            "verdict": bundle.verdict,
+            "conclusion": bundle.conclusion,
+            "report_path": str(report_path),
+            "failed_checks": str(_count(bundle, Level.FAILURE)),
+            "warned_checks": str(_count(bundle, Level.WARNING)),
+            "comment_url": outcome.comment_url or "",
+            "check_run_url": outcome.check_run_url or "",
+        })
     return outcome
 
 

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
-from gate import comparison, history, io, publishing, report, trends
+from gate import actions, comparison, history, interrupt, io, publishing, report, trends
 from gate.commands import history_flow
 from gate.commands.publish import publish
 from gate.config import GateConfig, ReportFormat
 from gate.config_loader import load_config
 from gate.errors import ConfigError, ExitCode, Problem
 from gate.judge import CheckVerdict, GateVerdict, Verdict
-from gate.pipeline import StoreRuntime, compute_model_work, judge, load_suites, score, select_suites
+from gate.pipeline import (
+    StoreRuntime,
+    compute_model_work,
+    judge,
+    load_suites,
+    model_work_summary,
+    open_cache,
+    score,
+    select_suites,
+)
 from gate.report import sizing
 from gate.report.annotations import annotations
 from gate.report.context import RunInfo
@@ -22,10 +33,12 @@ from gate.report.drift_export import seed_summary
 from gate.report.formatting import WORDS, icon
 from gate.report.json_report import report_json
 from gate.runtime import progress
+from gate.runtime.api import RuntimeSummary
 from gate.runtime.session import TorchRuntime
 from gate.scorers import get_scorer
 from gate.settings import FailOn, Settings
 
+T = TypeVar("T")
 COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
 
 
@@ -35,30 +48,38 @@ def run_gate(settings: Settings, quiet: bool = False, record_history: bool | Non
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
-    results = measure(config, selected, base_dir)
+    results, model_work = measure(config, selected, base_dir)
     return finish(results, config, settings, base_dir, output_dir, selected=bool(selected),
-                  record_history=record_history)
+                  record_history=record_history, model_work=model_work)
 
 
-def measure(config: GateConfig, selected: list, base_dir: Path) -> list:
-    """Load and score the selected suites (`llm-gate run`, `baseline bless`)."""
+def measure(config: GateConfig, selected: list, base_dir: Path) -> tuple[list, RuntimeSummary | None]:
+    """Load and score the selected suites (`llm-gate run`, `baseline bless`); also what the model work cost."""
     loaded = load_suites(selected, base_dir)
-    runtime = StoreRuntime(compute_model_work(loaded, config, TorchRuntime(config.runtime, base_dir), base_dir))
-    return score(loaded, config, runtime, base_dir, judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
+    runtime, cache = TorchRuntime(config.runtime, base_dir), open_cache(config)
+    store = compute_model_work(loaded, config, runtime, base_dir, cache=cache)
+    model_work = model_work_summary(runtime, cache, store)
+    for note in model_work.notes if model_work else ():
+        sys.stderr.write(f"warning: {note}\n")
+    results = score(loaded, config, StoreRuntime(store), base_dir,
+                    judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
+    return results, model_work
 
 
 def finish(results: list, config: GateConfig, settings: Settings, base_dir: Path, output_dir: Path, *,
-           selected: bool, record_history: bool | None = None) -> ExitCode:
+           selected: bool, record_history: bool | None = None, model_work: RuntimeSummary | None = None) -> ExitCode:
     """Measured results -> baselines, verdicts, history, reports, publishing, exit code (also after a merge)."""
     now = datetime.now(timezone.utc).replace(microsecond=0)
     event = _event(settings)
     target = publishing.target_from_event(settings.github.event_name, event, settings.github.sha)
     publisher = history_flow.publisher_for(settings) if settings.publish else None  # --no-publish: no API at all
-    changed = history_flow.changed_files(settings, event, base_dir, publisher)
+    changed = _guarded(settings, "reading the pull request's files",
+                       lambda: history_flow.changed_files(settings, event, base_dir, publisher), None)
     comparisons = comparison.comparisons(config, results, base_dir, now, changed)
     verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite",
                     comparisons)
-    past = history_flow.read_history(config, base_dir, publisher)
+    past = _guarded(settings, "reading the history", lambda: history_flow.read_history(config, base_dir, publisher),
+                    history_flow.HistoryRead(notes=["history: could not be read (see the log)"]))
     record, record_note = history_flow.should_record(config, settings, event, record_history)
     run = RunInfo(
         generated_at=now.isoformat(),
@@ -68,21 +89,42 @@ def finish(results: list, config: GateConfig, settings: Settings, base_dir: Path
         trends=_trends(config, verdict, past.entries),
         stale_outputs=comparison.stale_output_baselines(results, now, config.baselines.max_age_days),
         history_notes=tuple(n for n in [*past.notes, record_note] if n),
+        runtime=model_work.to_dict() if model_work else None,
     )
     descriptions = {name: suite.description for name, suite in config.suites.items()}
-    written = report.write(verdict, run, config.report, output_dir, descriptions)
-    bundle = make_bundle(verdict, run, config, descriptions, settings, target)
-    io.write_json_atomic(output_dir / "publish.json", bundle.to_dict())  # for `llm-gate publish` from an artifact
+    # SIGTERM waits for the last file: the report set is all this run's, or none of it
+    with interrupt.deferred(done=f"the report was written to {io.display_path(output_dir)}"):
+        written = report.write(verdict, run, config.report, output_dir, descriptions)
+        bundle = make_bundle(verdict, run, config, descriptions, settings, target)
+        io.write_json_atomic(output_dir / "publish.json", bundle.to_dict())  # for `llm-gate publish` later
     if settings.publish:
-        publish(bundle, written.markdown, written.markdown_path, settings, config.publish)
+        _guarded(settings, "publishing",
+                 lambda: publish(bundle, written.markdown, written.markdown_path, settings, config.publish,
+                                 publisher), None)
     _print_summary(verdict, written)
     if record and verdict.suites:
         entry = history.Entry.from_report(report_json(verdict, run.generated_at, run.commit),
                                           ref=settings.github.ref)
-        notes = history_flow.record(config, base_dir, entry, publisher, settings.publish, past.entries)
+        notes = _guarded(settings, "recording the history", lambda: history_flow.record(
+            config, base_dir, entry, publisher, settings.publish, past.entries), [])
         for note in notes:
             sys.stdout.write(f"  {note}\n")
     return exit_code(verdict, settings.fail_on)
+
+
+def _guarded(settings: Settings, what: str, action: Callable[[], T], default: T) -> T:
+    """GitHub and the history never decide the exit code (DESIGN.md §8): what their own handling did not
+    foresee becomes a warning, and the gate's verdict stands."""
+    try:
+        return action()
+    except Exception as exc:  # an unforeseen reply or a bug at the edge must not turn a failed gate into exit 3
+        note = (f"{what} failed unexpectedly ({type(exc).__name__}: {exc}); the report files and the exit code "
+                "are the gate's own")
+        if settings.github.in_actions:
+            print(actions.command("warning", note, title="llm-quality-gate"))
+        else:
+            sys.stderr.write(f"llm-gate: warning: {note}\n")
+        return default
 
 
 def _trends(config: GateConfig, verdict: GateVerdict, entries: list) -> dict:

@@ -16,7 +16,15 @@ from gate import io
 from gate.commands.run import finish, llm_judge
 from gate.config_loader import load_config
 from gate.errors import ExitCode, InputError, Problem
-from gate.pipeline import StoreRuntime, compute_model_work, load_suites, merge_model_work, score, select_suites
+from gate.pipeline import (
+    StoreRuntime,
+    compute_model_work,
+    load_suites,
+    merge_model_work,
+    open_cache,
+    score,
+    select_suites,
+)
 from gate.runtime import progress
 from gate.runtime.plan import Shard
 from gate.settings import Settings
@@ -37,7 +45,8 @@ def run_shard(settings: Settings, shard_text: str, quiet: bool = False) -> ExitC
     loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
     from gate.runtime.session import TorchRuntime
 
-    store = compute_model_work(loaded, config, TorchRuntime(config.runtime, base_dir), base_dir, shard=shard)
+    store = compute_model_work(loaded, config, TorchRuntime(config.runtime, base_dir), base_dir, shard=shard,
+                               cache=open_cache(config))
     path = store.save(shard_file(output_dir, shard))
     encoded = sum(e.encoded for e in store.engines)
     sys.stdout.write(f"shard {shard.index}/{shard.count} of {config.name}: {len(store.blocks)} of "

@@ -37,7 +37,7 @@ def bless_snapshots(config: GateConfig, base_dir: Path, suites: tuple[str, ...],
                     commit: str | None, dry_run: bool) -> list[Path]:
     """Measure the suites as they are now and write `<baselines.dir>/<suite>.json` for each (atomically)."""
     selected = select_suites(config, suites)
-    results = measure(config, selected, base_dir)
+    results, _ = measure(config, selected, base_dir)
     commit = commit or vcs.head_commit(base_dir)
     stamp = now.isoformat().replace("+00:00", "Z")
     written = []

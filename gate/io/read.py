@@ -80,12 +80,15 @@ def read_text(path: Path, what: str = "file") -> str:
         ) from None
     except IsADirectoryError:
         raise InputError(f"{what} is a directory",
-                         [Problem(file=shown, expected="a file", found="a directory")]) from None
+                         [Problem(file=shown, expected="a file", found="a directory",
+                                  fix="name a file in that directory (or a glob such as dir/*.jsonl)")]) from None
     except PermissionError:
         raise InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
-                                                           found="permission denied")]) from None
+                                                           found="permission denied",
+                                                           fix="make the file readable by the gate's user")]) from None
     try:
-        return raw.decode("utf-8")
+        # A byte-order mark (Excel, Notepad) is not content: JSONL and YAML parsers would choke on it.
+        return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError(
@@ -97,11 +100,23 @@ def read_text(path: Path, what: str = "file") -> str:
 
 def expand_globs(patterns: Sequence[str], base_dir: Path, field: str) -> tuple[list[Path], list[Problem]]:
     """Files matching `patterns` (relative to `base_dir`), sorted, unique; a pattern matching nothing is a problem."""
+    from gate.io import paths
+
     found: dict[Path, None] = {}
     problems: list[Problem] = []
     for pattern in patterns:
         full = pattern if os.path.isabs(pattern) else str(base_dir / pattern)
+        # Confined to the workspace (gate/io/paths.py): first where the pattern points, so nothing outside
+        # is even listed, then each match with symlinks followed.
+        escape = paths.outside(Path(paths.literal_prefix(full)), base_dir, field, pattern)
+        if escape is not None:
+            problems.append(escape)
+            continue
         matches = sorted(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
+        escapes = [e for e in (paths.outside(m, base_dir, field, display_path(m)) for m in matches) if e]
+        problems += escapes
+        if escapes:
+            continue
         if not matches:
             problems.append(
                 Problem(field=field, expected="a path or glob matching at least one file",
@@ -118,7 +133,7 @@ def read_json_document(path: Path) -> tuple[JsonDocument | None, list[Problem]]:
     except InputError as exc:
         return None, list(exc.problems)
     if not text.strip():
-        return None, [Problem(file=source.file, expected="JSON content", found="an empty file")]
+        return None, [Problem(file=source.file, expected="JSON content", found="an empty file", fix=EMPTY_FIX)]
     try:
         value, lines = loads_with_lines(text)
     except JsonSyntaxError as exc:
@@ -126,7 +141,10 @@ def read_json_document(path: Path) -> tuple[JsonDocument | None, list[Problem]]:
                               found=f"{exc.message} at column {exc.column}", fix="fix the JSON syntax there")]
     except RecursionError:
         return None, [Problem(file=source.file, expected="JSON nested less than ~900 levels deep",
-                              found="deeper nesting")]
+                              found="deeper nesting", fix="flatten the structure")]
+    except ValueError as exc:  # int() of a number past Python's 4300-digit limit
+        return None, [Problem(file=source.file, expected="numbers of ordinary size", found=str(exc),
+                              fix="write numbers under 4300 digits")]
     return JsonDocument(value, source, lines), []
 
 
@@ -150,8 +168,16 @@ def read_records(paths: Iterable[Path], tables: bool = False) -> tuple[list[RawR
     return records, problems
 
 
+EMPTY_FIX = "add records, or remove the file (or narrow the glob that matched it)"
+NOT_OBJECT_FIX = "make each record a JSON object: {\"field\": value, ...}"
+
+
+class _NonFinite(ValueError):
+    pass
+
+
 def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not valid JSON; use null or a finite number")
+    raise _NonFinite(name)
 
 
 def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
@@ -170,16 +196,22 @@ def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
             problems.append(Problem(file=shown, line=number, expected="one JSON object per line",
                                     found=f"{exc.msg} at column {exc.colno}", fix="fix the JSON on this line"))
             continue
-        except ValueError as exc:
-            problems.append(Problem(file=shown, line=number, expected="finite numbers", found=str(exc)))
+        except _NonFinite as exc:
+            problems.append(Problem(file=shown, line=number, expected="finite numbers (JSON has no NaN or Infinity)",
+                                    found=str(exc), fix="write null or a finite number instead"))
+            continue
+        except (ValueError, RecursionError) as exc:  # a 5000-digit integer; arrays nested thousands deep
+            found = "nesting too deep" if isinstance(exc, RecursionError) else str(exc)
+            problems.append(Problem(file=shown, line=number, expected="a JSON object of ordinary values",
+                                    found=found, fix="write numbers under 4300 digits and flatten deep nesting"))
             continue
         if not isinstance(value, dict):
             problems.append(Problem(file=shown, line=number, expected="a JSON object",
-                                    found=f"a JSON {type(value).__name__}"))
+                                    found=f"a JSON {type(value).__name__}", fix=NOT_OBJECT_FIX))
             continue
         records.append(RawRecord(value, SourceRef(shown, number), len(records)))
     if not records and not problems:
-        problems.append(Problem(file=shown, expected="at least one record", found="an empty file"))
+        problems.append(Problem(file=shown, expected="at least one record", found="an empty file", fix=EMPTY_FIX))
     return records, problems
 
 
@@ -194,11 +226,13 @@ def _read_json_records(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         line = document.line_of(index) if isinstance(value, list) else document.line_of()
         if not isinstance(item, dict):
             problems.append(Problem(file=document.source.file, line=line, record=f"record {index + 1}",
-                                    expected="a JSON object", found=f"a JSON {type(item).__name__}"))
+                                    expected="a JSON object", found=f"a JSON {type(item).__name__}",
+                                    fix=NOT_OBJECT_FIX))
             continue
         records.append(RawRecord(item, SourceRef(document.source.file, line), index))
     if not items:
-        problems.append(Problem(file=document.source.file, expected="at least one record", found="an empty array"))
+        problems.append(Problem(file=document.source.file, expected="at least one record", found="an empty array",
+                                fix=EMPTY_FIX))
     return records, problems
 
 

@@ -12,7 +12,11 @@ import io as _io
 from pathlib import Path
 
 from gate.errors import InputError, Problem
-from gate.io.read import RawRecord, SourceRef, display_path, read_text
+from gate.io.read import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
+
+# A cell can hold a whole LLM response; the csv module's default limit (128 KiB) would reject a long one.
+csv.field_size_limit(max(csv.field_size_limit(), 64 * 1024 * 1024))
+HEADER_FIX = "start the file with one row of distinct, non-empty column names (model, task, ...)"
 
 
 def read_csv(path: Path) -> tuple[list[RawRecord], list[Problem]]:
@@ -21,11 +25,13 @@ def read_csv(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         text = read_text(path, "input file")
     except InputError as exc:
         return [], list(exc.problems)
-    reader = csv.reader(_io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    # strict: a quote left open swallows the rest of the file as one cell instead of failing
+    reader = csv.reader(_io.StringIO(text, newline=""), strict=True)
     try:
         rows = [(reader.line_num, row) for row in reader]
     except csv.Error as exc:
-        return [], [Problem(file=shown, line=reader.line_num, expected="valid CSV", found=str(exc))]
+        return [], [Problem(file=shown, line=reader.line_num, expected="valid CSV", found=str(exc),
+                            fix="close every quoted cell, and double quotes inside it (\"\")")]
     return _records(shown, rows)
 
 
@@ -35,36 +41,42 @@ def read_xlsx(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         from openpyxl import load_workbook
 
         workbook = load_workbook(path, read_only=True, data_only=True)
+        # read_only reads sheets lazily: a corrupt sheet inside a valid zip fails here, not at load
+        rows = [(number, ["" if v is None else v for v in row])
+                for number, row in enumerate(workbook.worksheets[0].iter_rows(values_only=True), start=1)]
+        workbook.close()
     except FileNotFoundError:
-        return [], [Problem(file=shown, expected="an existing file", found="no such file")]
+        return [], [Problem(file=shown, expected="an existing file", found="no such file",
+                            fix="check the path (relative paths start at the directory of gate.yml)")]
     except Exception as exc:  # openpyxl raises many types for a file that is not a workbook
-        return [], [Problem(file=shown, expected="an Excel workbook (.xlsx)", found=f"{type(exc).__name__}: {exc}",
+        return [], [Problem(file=shown, expected="an Excel workbook (.xlsx)",
+                            found=f"{type(exc).__name__}: {str(exc)[:200]}",
                             fix="save it as .xlsx, or export it as CSV")]
-    sheet = workbook.worksheets[0]
-    rows = [(number, ["" if v is None else v for v in row])
-            for number, row in enumerate(sheet.iter_rows(values_only=True), start=1)]
-    workbook.close()
     return _records(shown, rows)
 
 
 def _records(shown: str, rows: list[tuple[int, list]]) -> tuple[list[RawRecord], list[Problem]]:
     rows = [(line, row) for line, row in rows if any(str(cell).strip() for cell in row)]
     if not rows:
-        return [], [Problem(file=shown, expected="a header row and at least one record", found="an empty table")]
+        return [], [Problem(file=shown, expected="a header row and at least one record", found="an empty table",
+                            fix=EMPTY_FIX)]
     (header_line, header), body = rows[0], rows[1:]
     names = [str(cell).strip() for cell in header]
     problems = []
     if any(not name for name in names) or len(set(names)) != len(names):
         problems.append(Problem(file=shown, line=header_line, expected="a header row of distinct column names",
-                                found=", ".join(repr(n) for n in names)))
+                                found=", ".join(repr(n[:40]) for n in names[:20]) + (" …" if len(names) > 20 else ""),
+                                fix=HEADER_FIX))
         return [], problems
     if not body:
-        return [], [Problem(file=shown, expected="at least one record below the header", found="only a header")]
+        return [], [Problem(file=shown, expected="at least one record below the header", found="only a header",
+                            fix=EMPTY_FIX)]
     records = []
     for line, row in body:
         if len(row) > len(names):
             problems.append(Problem(file=shown, line=line, expected=f"at most {len(names)} cells (the header's)",
-                                    found=f"{len(row)} cells"))
+                                    found=f"{len(row)} cells",
+                                    fix="quote cells that contain the delimiter, or add the column to the header"))
             continue
         cells = [*row, *[""] * (len(names) - len(row))]
         data = {name: "" if str(value).strip() == "" else value for name, value in zip(names, cells, strict=True)}

@@ -15,9 +15,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gate.redact import redact
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same directory and rename: readers never see half a file."""
+    text = redact(text)  # no secret reaches a report file, whatever a model or a server put in the text
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -75,6 +78,7 @@ def _csv_value(value: Any, booleans: tuple[str, str]) -> Any:
 
 def append_text(path: Path, text: str) -> None:
     """Append to a file another process owns (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT)."""
+    text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as stream:
         stream.write(text)
@@ -107,7 +111,7 @@ def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterabl
         sheet = book.create_sheet(title=name[:31])  # Excel's limit for sheet names
         sheet.append(list(columns))
         for row in rows:
-            sheet.append([None if isinstance(v, float) and not math.isfinite(v) else v for v in row])
+            sheet.append([None if isinstance(v, float) and not math.isfinite(v) else redact(v) for v in row])
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)

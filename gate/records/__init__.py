@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PrivateAttr, ValidationError
+from pydantic_core import PydanticCustomError
 
 from gate.errors import Problem, describe
 from gate.io import RawRecord, SourceRef
@@ -28,25 +29,42 @@ class InputModel(BaseModel):
         return self._source
 
 
+def invalid(expected: str, fix: str, found: str | None = None) -> PydanticCustomError:
+    """A validator's error that carries its own expectation, finding and fix into the `Problem`."""
+    return PydanticCustomError("gate_input", "{expected}", {"expected": expected, "found": found, "fix": fix})
+
+
 def _as_id(value: Any) -> Any:
     """Ids are compared as strings: 14676 and "14676" name the same exercise."""
     if isinstance(value, bool):
-        raise ValueError("an id must be a string or an integer, not a boolean")
+        raise invalid("an id (a non-empty string or an integer)", "write the id as text or a whole number, "
+                      "not true/false")
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, str) and value.strip():
         return value.strip()
-    raise ValueError("an id must be a non-empty string or an integer")
+    raise invalid("an id (a non-empty string or an integer)", "give every record its id, e.g. \"q1\" or 17")
 
 
 def _finite(value: Any) -> Any:
     if isinstance(value, bool):
-        raise ValueError("expected a number, not a boolean")
+        raise invalid("a number", "write a number, not true/false")
+    if isinstance(value, str):  # "NaN" and "inf" would parse as floats: a CSV cell or a quoted JSON number
+        try:
+            number = float(value)
+        except ValueError:
+            return value  # pydantic says it is not a number
+        value = number if not math.isfinite(number) else value  # finite text: pydantic parses it as before
     if isinstance(value, (int, float)) and not math.isfinite(value):
-        raise ValueError("expected a finite number")
+        raise invalid("a finite number", "write a finite number, or null for an unknown value")
     return value
+
+
+def short(text: str, limit: int = 60) -> str:
+    """A user's id or name inside a message: as written, unless it is long enough to flood the message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _text(value: Any) -> Any:
@@ -75,14 +93,12 @@ def validate(
     except ValidationError as exc:
         for err in exc.errors():
             field = prefix + _format_loc(err["loc"])
+            expected, found, fix = explain(err)
             if err["type"] == "missing":
-                problems.append(Problem(file=source.file, line=source.line, record=record, field=field or None,
-                                        expected="this required field", found="nothing",
-                                        fix=f"add `{err['loc'][-1]}` to the record"))
-            else:
-                message = err["msg"].removeprefix("Value error, ").replace("Input should be ", "")
-                problems.append(Problem(file=source.file, line=source.line, record=record, field=field or None,
-                                        expected=message, found=describe(err.get("input"))))
+                found = "nothing"
+                expected, fix = "this required field", f"add `{err['loc'][-1]}` to the record"
+            problems.append(Problem(file=source.file, line=source.line, record=record, field=field or None,
+                                    expected=expected, found=found, fix=fix))
         return None
     if isinstance(result, InputModel):
         result._source = source
@@ -96,6 +112,44 @@ def validate_raw(model: type[M], raw: RawRecord, problems: list[Problem], **extr
         data = {k: v for k, v in data.items()
                 if not (v == "" and (k not in fields or not fields[k].is_required()))}
     return validate(model, data, raw.source, raw.label, problems, **extra)
+
+
+# pydantic error type -> (what was expected, how to fix it); `{name}` is the field, `{ctx}` pydantic's context.
+_EXPLAINED = {
+    "string_type": ("a string", "write `{name}` as text (in double quotes in JSON)"),
+    "string_too_short": ("a non-empty string", "fill in `{name}`"),
+    "float_type": ("a number", "write `{name}` as a plain number, e.g. 2.5"),
+    "float_parsing": ("a number", "write `{name}` as a plain number, e.g. 2.5"),
+    "int_type": ("a whole number", "write `{name}` as a whole number, e.g. 12"),
+    "int_parsing": ("a whole number", "write `{name}` as a whole number, e.g. 12"),
+    "int_from_float": ("a whole number", "write `{name}` as a whole number, e.g. 12"),
+    "list_type": ("a list", "write `{name}` as a JSON list: [...]"),
+    "dict_type": ("an object", "write `{name}` as a JSON object: {{...}}"),
+    "model_type": ("an object with its fields", "write `{name}` as a JSON object: {{...}}"),
+    "model_attributes_type": ("an object with its fields", "write `{name}` as a JSON object: {{...}}"),
+    "bool_type": ("true or false", "write `{name}` as true or false"),
+    "bool_parsing": ("true or false", "write `{name}` as true or false"),
+    "finite_number": ("a finite number", "write a finite number, or null for an unknown value"),
+    "greater_than_equal": ("a number ≥ {ge}", "use a value of at least {ge}"),
+    "greater_than": ("a number > {gt}", "use a value above {gt}"),
+    "less_than_equal": ("a number ≤ {le}", "use a value of at most {le}"),
+    "less_than": ("a number < {lt}", "use a value below {lt}"),
+}
+
+
+def explain(err: Any) -> tuple[str, str | None, str]:
+    """(expected, found, fix) for one pydantic error: plain words, never pydantic's own phrasing."""
+    ctx = err.get("ctx") or {}
+    found = describe(err.get("input"))
+    if err["type"] == "gate_input":
+        return ctx["expected"], ctx.get("found") or (found if err["loc"] else None), ctx["fix"]
+    name = next((str(p) for p in reversed(err["loc"]) if isinstance(p, str)), "the value")
+    if err["type"] in _EXPLAINED:
+        expected, fix = _EXPLAINED[err["type"]]
+        return expected.format(**ctx), found, fix.format(name=name, **ctx)
+    message = err["msg"].removeprefix("Value error, ").replace("Input should be ", "")
+    return message, found if err["loc"] else None, f"correct `{name}` as described" if err["loc"] else \
+        "correct the record as described"
 
 
 def _format_loc(loc: tuple) -> str:
@@ -121,7 +175,7 @@ def selected_models(found: Sequence[str], wanted: Sequence[str] | None, field: s
         if model not in found:
             close = difflib.get_close_matches(model, found, n=1, cutoff=0.6)
             problems.append(Problem(field=f"{field}.models", expected="models that have records",
-                                    found=f"{model!r} has none",
+                                    found=f"{describe(model)} has none",
                                     fix=f"did you mean {close[0]!r}?" if close else
                                     f"models found: {', '.join(found) or 'none'}"))
     return tuple(m for m in found if m in wanted)

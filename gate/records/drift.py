@@ -14,7 +14,7 @@ from gate import io
 from gate.config import DriftSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
-from gate.records import FiniteFloat, Id, InputModel, Text, selected_models, validate, validate_raw
+from gate.records import FiniteFloat, Id, InputModel, Text, selected_models, short, validate, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -84,13 +84,15 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     problems: list[Problem] = []
     baseline_paths, bad = io.expand_globs(config.baseline, base_dir, f"{field}.baseline")
     problems += bad
+    exercises, complete = _load_exercises(baseline_paths, problems)
+    # With an exercise unreadable, "no such exercise" for each of its candidates would bury the cause.
+    baselines_complete = complete and not bad
     candidate_paths, bad = io.expand_globs(config.candidates, base_dir, f"{field}.candidates")
     problems += bad
-    exercises = _load_exercises(baseline_paths, problems)
     raw, bad = io.read_records(candidate_paths)
     problems += bad
     candidates = [c for r in raw if (c := validate_raw(DriftCandidate, r, problems)) is not None]
-    problems += _cross_check(exercises, candidates, require_baseline)
+    problems += _cross_check(exercises, candidates, require_baseline, baselines_complete)
     models = selected_models([c.model for c in candidates], config.models, field, problems)
     candidates = [c for c in candidates if c.model in models]
     if problems:
@@ -98,13 +100,16 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     return DriftData(tuple(exercises), tuple(candidates), models)
 
 
-def _load_exercises(paths: Sequence[Path], problems: list[Problem]) -> list[Exercise]:
+def _load_exercises(paths: Sequence[Path], problems: list[Problem]) -> tuple[list[Exercise], bool]:
+    """The exercises, and whether every exercise in the files could be read."""
     exercises: list[Exercise] = []
     seen: dict[str, SourceRef] = {}
+    complete = True
     for path in paths:
         document, bad = io.read_json_document(path)
         problems += bad
         if document is None:
+            complete = False
             continue
         value = document.value
         items = value if isinstance(value, list) else [value]
@@ -112,16 +117,18 @@ def _load_exercises(paths: Sequence[Path], problems: list[Problem]) -> list[Exer
             position = (index,) if isinstance(value, list) else ()
             exercise = _exercise(document, item, position, path, problems)
             if exercise is None:
+                complete = False
                 continue
             if exercise.id in seen:
                 problems.append(Problem(file=exercise.source.file, line=exercise.source.line,
-                                        record=f"exercise {exercise.id}", field="id", expected="unique exercise ids",
-                                        found=f"a second exercise {exercise.id} (first at {seen[exercise.id]})",
+                                        record=f"exercise {short(exercise.id)}", field="id",
+                                        expected="unique exercise ids",
+                                        found=f"a second exercise {short(exercise.id)} (first at {seen[exercise.id]})",
                                         fix="remove the duplicate file or give it its own id"))
                 continue
             seen[exercise.id] = exercise.source
             exercises.append(exercise)
-    return exercises
+    return exercises, complete
 
 
 def _exercise(document: JsonDocument, item: object, position: tuple, path: Path,
@@ -130,7 +137,8 @@ def _exercise(document: JsonDocument, item: object, position: tuple, path: Path,
     label = f"exercise {position[0] + 1}" if position else "exercise"
     if not isinstance(item, dict):
         problems.append(Problem(file=source.file, line=source.line, record=label,
-                                expected="an exercise object with `id` and `submissions`", found=describe(item)))
+                                expected="an exercise object with `id` and `submissions`", found=describe(item),
+                                fix="a baseline file holds one exercise object, or a JSON array of them"))
         return None
     exercise_id = validate(_ExerciseHead, item, source, label, problems)
     submissions_value = item.get("submissions")
@@ -138,9 +146,10 @@ def _exercise(document: JsonDocument, item: object, position: tuple, path: Path,
         submissions_value = [submissions_value]
     if not isinstance(submissions_value, list):
         problems.append(Problem(file=source.file, line=source.line, record=label, field="submissions",
-                                expected="a list of submissions", found=describe(submissions_value)))
+                                expected="a list of submissions", found=describe(submissions_value),
+                                fix="add `submissions`: [{\"id\": ..., \"text\": ..., \"baseline_feedback\": ...}]"))
         return None
-    label = f"exercise {exercise_id.id}" if exercise_id else label
+    label = f"exercise {short(exercise_id.id)}" if exercise_id else label
     submissions, seen = [], set()
     for index, raw in enumerate(submissions_value):
         sub_source = SourceRef(source.file, document.line_of(*position, "submissions", index))
@@ -151,7 +160,7 @@ def _exercise(document: JsonDocument, item: object, position: tuple, path: Path,
         if submission.id in seen:
             problems.append(Problem(file=sub_source.file, line=sub_source.line, record=label,
                                     field=f"submissions[{index}].id", expected="unique submission ids",
-                                    found=f"submission {submission.id} twice", fix="remove one of them"))
+                                    found=f"submission {short(submission.id)} twice", fix="remove one of them"))
             continue
         seen.add(submission.id)
         submissions.append(submission)
@@ -167,7 +176,7 @@ class _ExerciseHead(InputModel):
 
 
 def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandidate],
-                 require_baseline: bool) -> list[Problem]:
+                 require_baseline: bool, baselines_complete: bool = True) -> list[Problem]:
     problems: list[Problem] = []
     by_id = {e.id: {s.id: s for s in e.submissions} for e in exercises}
     seen: dict[tuple[str, str, str], SourceRef | None] = {}
@@ -176,37 +185,40 @@ def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandid
         file, line = (where.file, where.line) if where else (None, None)
         key = (candidate.exercise_id, candidate.submission_id, candidate.model)
         if key in seen:
-            problems.append(Problem(file=file, line=line, record=f"model {candidate.model}",
+            problems.append(Problem(file=file, line=line, record=f"model {short(candidate.model)}",
                                     field="submission_id", expected="one candidate per (exercise, submission, model)",
-                                    found=f"a second candidate for exercise {key[0]} submission {key[1]} "
-                                          f"(first at {seen[key]})", fix="remove the duplicate line"))
+                                    found=f"a second candidate for exercise {describe(key[0])} submission "
+                                          f"{describe(key[1])} (first at {seen[key]})",
+                                    fix="remove the duplicate line"))
             continue
         seen[key] = where
         submissions = by_id.get(candidate.exercise_id)
         if submissions is None:
-            problems.append(Problem(file=file, line=line, field="exercise_id",
-                                    expected="an exercise present in the baseline files",
-                                    found=repr(candidate.exercise_id), fix=_did_you_mean(candidate.exercise_id, by_id)))
+            if baselines_complete:
+                problems.append(Problem(file=file, line=line, field="exercise_id",
+                                        expected="an exercise present in the baseline files",
+                                        found=describe(candidate.exercise_id),
+                                        fix=_did_you_mean(candidate.exercise_id, by_id)))
             continue
         submission = submissions.get(candidate.submission_id)
         if submission is None:
             problems.append(Problem(file=file, line=line, field="submission_id",
-                                    expected=f"a submission of exercise {candidate.exercise_id}",
-                                    found=repr(candidate.submission_id),
+                                    expected=f"a submission of exercise {short(candidate.exercise_id)}",
+                                    found=describe(candidate.submission_id),
                                     fix=_did_you_mean(candidate.submission_id, submissions)))
         elif submission.baseline_feedback is None and require_baseline:
             problems.append(Problem(file=file, line=line, field="submission_id",
                                     expected="a submission that has `baseline_feedback`",
-                                    found=f"exercise {candidate.exercise_id} submission {candidate.submission_id} "
-                                          "has none",
+                                    found=f"exercise {short(candidate.exercise_id)} submission "
+                                          f"{describe(candidate.submission_id)} has none",
                                     fix="write a baseline with `llm-gate baseline bless`"))
     return problems
 
 
 def _did_you_mean(value: str, known: Sequence[str] | dict) -> str:
     choices = [str(k) for k in known]
-    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(value[:200], choices, n=1, cutoff=0.6)
     if close:
         return f"did you mean {close[0]!r}?"
-    shown = ", ".join(choices[:10]) + (" …" if len(choices) > 10 else "")
-    return f"known: {shown}" if choices else "no records found"
+    shown = ", ".join(describe(c, 40) for c in choices[:10]) + (" …" if len(choices) > 10 else "")
+    return f"use one of the known ids: {shown}" if choices else "add it to the baseline files"

@@ -11,8 +11,8 @@ from pydantic import Field
 
 from gate import io
 from gate.config import HeuristicSuiteConfig
-from gate.errors import InputError, Problem
-from gate.records import InputModel, Text, selected_models, validate_raw
+from gate.errors import InputError, Problem, describe
+from gate.records import InputModel, Text, selected_models, short, validate_raw
 from gate.rubric import Rubric, load_rubric
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -48,16 +48,17 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
         where = record.source_ref
         file, line = (where.file, where.line) if where else (None, None)
         if record.category not in rubric.categories:
-            close = difflib.get_close_matches(record.category, categories, n=1, cutoff=0.6)
+            close = difflib.get_close_matches(record.category[:200], categories, n=1, cutoff=0.6)
             problems.append(Problem(file=file, line=line, field="category",
                                     expected=f"a category of rubric {rubric.name}: {', '.join(categories)}",
-                                    found=repr(record.category),
+                                    found=describe(record.category),
                                     fix=f"did you mean {close[0]!r}?" if close else "add the category to the rubric"))
         key = (record.model, record.category, record.prompt_id)
         if key in seen:
             problems.append(Problem(file=file, line=line, field="prompt_id",
                                     expected="one response per (model, category, prompt)",
-                                    found=f"{record.prompt_id!r} again for {record.model} (first at {seen[key]})",
+                                    found=f"{short(record.prompt_id)!r} again for {short(record.model)} "
+                                          f"(first at {seen[key]})",
                                     fix="remove the repeated response"))
         seen.setdefault(key, where)
     models = selected_models([r.model for r in records], config.models, field, problems)
@@ -66,7 +67,26 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
         if category not in rubric.categories:
             problems.append(Problem(field=f"{field}.expected.prompts.{category}",
                                     expected=f"a category of rubric {rubric.name}: {', '.join(categories)}",
-                                    found=repr(category)))
+                                    found=describe(category), fix=_closest(category, categories)))
+    problems += _unknown_metrics(suite_name, config, rubric)
     if problems:
         raise InputError(f"suite '{suite_name}' (heuristic): input files are invalid", problems)
     return HeuristicData(tuple(records), rubric, models)
+
+
+def _closest(value: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(value[:200], choices, n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(choices)}"
+
+
+def _unknown_metrics(suite_name: str, config: HeuristicSuiteConfig, rubric: Rubric) -> list[Problem]:
+    """Checks on metrics the rubric does not have. gate.yml's loader accepts any `<metric>_<stat>` (a
+    rubric names its own metrics); only here, with the rubric read, can a typo be told from a metric."""
+    from gate.scorers.heuristic import _catalogue
+
+    known = list(_catalogue(rubric.metric_names()))
+    return [Problem(field=f"suites.{suite_name}.checks.{metric}",
+                    expected=f"a metric of rubric {rubric.name}", found=f"unknown metric {describe(metric)}",
+                    fix=_closest(metric, known) if difflib.get_close_matches(metric[:200], known, n=1, cutoff=0.6)
+                    else "metrics are <rubric metric>_<mean|median|std|min|max>, final_score_…, missing_ratio")
+            for metric in config.checks or {} if metric not in known]

@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 from gate import io
 from gate.config import RagSuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import FiniteFloat, Id, InputModel, Text, validate_raw
+from gate.records import FiniteFloat, Id, InputModel, Text, invalid, short, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 NonNegative = Annotated[FiniteFloat, Field(ge=0)]
@@ -42,13 +42,16 @@ class RagRecord(InputModel):
         for ids, texts in pairs:
             a, b = getattr(self, ids), getattr(self, texts)
             if a is not None and b is not None and len(a) != len(b):
-                raise ValueError(f"`{ids}` ({len(a)}) and `{texts}` ({len(b)}) must be aligned, item for item")
+                raise invalid(f"`{ids}` and `{texts}` aligned, item for item", found=f"{len(a)} ids and {len(b)} texts",
+                              fix=f"give one id per text, in the same order (or drop `{ids}`)")
         truth = self.ground_truth_ids if self.ground_truth_ids is not None else self.ground_truth_contexts
         grades = self.ground_truth_relevance
         if grades is not None and (truth is None or len(truth) != len(grades)):
-            raise ValueError("`ground_truth_relevance` needs one grade per ground-truth id (or context)")
+            raise invalid("`ground_truth_relevance` with one grade per ground-truth id (or context)",
+                          found=f"{len(grades)} grades for {'no' if truth is None else len(truth)} ground-truth items",
+                          fix="give `ground_truth_ids` (or contexts) and one grade for each")
         if self.relevance_scores is not None and any(not math.isfinite(s) for s in self.relevance_scores):
-            raise ValueError("`relevance_scores` must be finite numbers")
+            raise invalid("finite `relevance_scores`", fix="write finite numbers, or leave the field out")
         return self
 
     @property
@@ -76,6 +79,15 @@ def load_rag(suite_name: str, config: RagSuiteConfig, base_dir: Path) -> RagData
     problems: list[Problem] = []
     candidates = _load(config.records, base_dir, f"{field}.records", "candidate", problems)
     baseline = _load(config.baseline, base_dir, f"{field}.baseline", "baseline", problems) if config.baseline else []
+    if candidates and baseline and not {r.key for r in candidates} & {r.key for r in baseline}:
+        # The comparison pairs samples by id (or query text): with none in common it would compare nothing.
+        where = baseline[0].source_ref
+        problems.append(Problem(
+            file=where.file if where else None, field=f"{field}.baseline",
+            expected="baseline samples of the candidate's queries (the same `id`, or the same `query` without ids)",
+            found=f"no sample in common (e.g. baseline {short(baseline[0].key)!r}, candidate "
+                  f"{short(candidates[0].key)!r})",
+            fix="run the baseline system on the same test set, with the same ids"))
     if problems:
         raise InputError(f"suite '{suite_name}' (rag): input files are invalid", problems)
     return RagData(tuple(candidates), tuple(baseline))
@@ -93,7 +105,7 @@ def _load(patterns: Sequence[str], base_dir: Path, field: str, default_system: s
         key = (system_of(record, default_system), record.key)
         where = record.source_ref
         if key in seen:
-            what = f"id {record.id!r}" if record.id is not None else f"query {record.query[:60]!r}"
+            what = f"id {short(record.id)!r}" if record.id is not None else f"query {short(record.query)!r}"
             problems.append(Problem(file=where.file if where else None, line=where.line if where else None,
                                     field="id", expected="each query once per system",
                                     found=f"{what} again (first at {seen[key]})",

@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, Field, field_validator
 from gate import io
 from gate.config import StabilitySuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import Id, InputModel, Text, selected_models, validate_raw
+from gate.records import FiniteFloat, Id, InputModel, Text, invalid, selected_models, short, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -24,8 +24,9 @@ def _json_list(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
-            raise ValueError("a JSON list of numbers, e.g. [-0.01, -0.2]") from None
+        except (ValueError, RecursionError):
+            raise invalid("a JSON list of numbers, e.g. [-0.01, -0.2]",
+                          fix="write the token log-probabilities as a JSON list, or leave the cell empty") from None
     return value
 
 
@@ -38,7 +39,7 @@ class StabilityRecord(InputModel):
     variation: str | None = None  # the prompt change this variant applies ("paraphrase", "typo", ...)
     prompt: str | None = None
     token_logprobs: Annotated[list[float] | None, BeforeValidator(_json_list)] = None
-    answer_probability: float | None = Field(None, ge=0.0, le=1.0)
+    answer_probability: Annotated[FiniteFloat, Field(ge=0.0, le=1.0)] | None = None
 
     @field_validator("token_logprobs")
     @classmethod
@@ -47,7 +48,8 @@ class StabilityRecord(InputModel):
             return None
         for value in values:
             if not math.isfinite(value) or value > 1e-6:
-                raise ValueError("natural-log token probabilities, each finite and ≤ 0")
+                raise invalid("natural-log token probabilities, each finite and ≤ 0", found=f"{value!r} among them",
+                              fix="give log-probabilities (ln p ≤ 0), not probabilities or scores")
         return values or None
 
     @property
@@ -93,9 +95,10 @@ def _variants(records: Sequence[StabilityRecord]) -> tuple[list[str], list[Probl
         if key in seen:
             problems.append(Problem(
                 file=where.file if where else None, line=where.line if where else None,
-                record=f"model {record.model}, task {record.task}, question {record.question_id}",
+                record=f"model {short(record.model)}, task {short(record.task)}, "
+                       f"question {short(record.question_id)}",
                 field="variant_id", expected="one response per (model, task, question, variant)",
-                found=f"variant {variant!r} again (first at {seen[key]})",
+                found=f"variant {short(variant)!r} again (first at {seen[key]})",
                 fix="remove the repeated row, or give the variants distinct variant_id values"))
         seen.setdefault(key, where)
         variants.append(variant)

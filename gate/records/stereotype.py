@@ -19,7 +19,7 @@ from gate import io
 from gate.config import StereotypeSuiteConfig
 from gate.errors import InputError, Problem
 from gate.io import RawRecord, SourceRef
-from gate.records import Id, InputModel, Text, selected_models, validate_raw
+from gate.records import Id, InputModel, Text, invalid, selected_models, short, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 ENTRY_LISTS = ("results", "records", "responses", "evaluations", "entries")
@@ -43,7 +43,8 @@ class StereotypeRecord(InputModel):
             data = dict(data)
             turn2 = data.pop("turn2_response")
             if "bias_response" in data and data["bias_response"] != turn2:
-                raise ValueError("`bias_response` and `turn2_response` both given and different; keep one")
+                raise invalid("one bias-injected answer", found="`bias_response` and `turn2_response` both given "
+                              "and different", fix="keep one of them (`turn2_response` is the seed's name)")
             data["bias_response"] = turn2
         return data
 
@@ -94,11 +95,16 @@ def _read(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         return io.read_records([path])
     inherited = {k: value[k] for k in INHERITED if k in value}
     records, problems = [], []
+    if not value[key]:
+        problems.append(Problem(file=document.source.file, line=document.line_of(key), field=key,
+                                expected="at least one entry", found="an empty list",
+                                fix="add the evaluation's entries, or remove the file"))
     for index, entry in enumerate(value[key]):
         source = SourceRef(document.source.file, document.line_of(key, index))
         if not isinstance(entry, dict):
             problems.append(Problem(file=source.file, line=source.line, record=f"{key}[{index}]",
-                                    expected="an entry object", found=f"a JSON {type(entry).__name__}"))
+                                    expected="an entry object", found=f"a JSON {type(entry).__name__}",
+                                    fix="make each entry a JSON object with emgsd_text, trait and both responses"))
             continue
         records.append(RawRecord({**inherited, **entry}, source, index))
     return records, problems
@@ -113,9 +119,9 @@ def _duplicates(records: Sequence[StereotypeRecord]) -> list[Problem]:
         where = record.source_ref
         if key in seen:
             problems.append(Problem(file=where.file if where else None, line=where.line if where else None,
-                                    record=f"model {record.model}", field="id",
+                                    record=f"model {short(record.model)}", field="id",
                                     expected="one record per (model, id)",
-                                    found=f"id {record.id!r} again (first at {seen[key]})",
+                                    found=f"id {short(record.id)!r} again (first at {seen[key]})",
                                     fix="give each probe its own id, or remove the repeated record"))
         else:
             seen[key] = where

@@ -31,6 +31,7 @@ class RunInfo:
     trends: Mapping[str, SuiteTrend] = field(default_factory=dict)  # suite -> trend over the default branch
     stale_outputs: Mapping[str, tuple[str, float]] = field(default_factory=dict)  # suite -> (oldest, days)
     history_notes: tuple[str, ...] = ()  # what reading or recording the history had to say
+    runtime: Mapping[str, Any] | None = None  # `RuntimeSummary.to_dict()` of the model work; None without any
 
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
@@ -46,7 +47,7 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "verdict": verdict.verdict.value,
         "icon": icon(verdict.verdict),
         "word": WORDS[verdict.verdict],
-        "skipped_reason": verdict.skipped_reason,
+        "skipped_reason": inert(verdict.skipped_reason, limit=300) if verdict.skipped_reason else None,
         "suite_counts": counts,
         "check_counts": checks,
         "suites": suites,
@@ -59,7 +60,20 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "footer": footer,
         "changed_baselines": [inert(f, limit=200) for f in changed],
         "history_notes": [inert(n, limit=300) for n in run.history_notes],
+        "model_work": model_work_line(run.runtime),
     }
+
+
+def model_work_line(runtime: Mapping[str, Any] | None) -> str:
+    """E.g. "model work 3.1 s on cpu (float32, 2 threads) · 812 texts encoded · cache 1,450 hits"."""
+    if not runtime:
+        return ""
+    line = (f"model work {runtime['model_seconds']:.1f} s on {runtime['device']} ({runtime['dtype']}, "
+            f"{runtime['threads']} threads) · {runtime['encoded']['texts']:,} texts encoded")
+    cache = runtime.get("cache") or {}
+    if cache.get("enabled"):
+        line += f" · cache {cache.get('hits', 0):,} hits"
+    return line
 
 
 def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: RunInfo,

@@ -8,6 +8,8 @@ from JSON embedded in the page. The page's Content-Security-Policy forbids every
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import math
 import random
@@ -38,11 +40,24 @@ COMPARED = ("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answ
 
 def render(verdict: GateVerdict, run: RunInfo, history: dict[str, Any] | None = None) -> str:
     suites = [_suite(s) for s in verdict.suites]
+    script, script_hash = _script()
     return _environment().get_template("dashboard.html.j2").render(
+        script=script, script_hash=script_hash,
         name=verdict.name, verdict=verdict.verdict.value, word=WORDS[verdict.verdict], icon=icon(verdict.verdict),
         skipped_reason=verdict.skipped_reason, suites=suites, run=run, version=__version__,
         checks={v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict},
         commit=run.commit[:7] if run.commit else None, history=history or {})
+
+
+@lru_cache(maxsize=1)
+def _script() -> tuple[Markup, str]:
+    """The page's one script and its CSP source: only this exact text may run ('sha256-…', no
+    'unsafe-inline'), so markup that slipped past escaping still could not execute anything."""
+    from gate.report.markdown import bundled_templates
+
+    text = (bundled_templates() / "dashboard.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return Markup(text), f"sha256-{digest}"
 
 
 @lru_cache(maxsize=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 
 
-def report_json(verdict: GateVerdict, generated_at: str, commit: str | None) -> dict[str, Any]:
+def report_json(verdict: GateVerdict, generated_at: str, commit: str | None,
+                runtime: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return {
         "schema": SCHEMA_VERSION,
         "gate": verdict.name,
@@ -25,6 +27,7 @@ def report_json(verdict: GateVerdict, generated_at: str, commit: str | None) -> 
         "tool": {"name": "llm-quality-gate", "version": __version__},
         "skipped_reason": verdict.skipped_reason,
         "suites": [_suite(s) for s in verdict.suites],
+        "runtime": dict(runtime) if runtime else None,  # the model work's cost: device, time, tokens, cache
     }
 
 

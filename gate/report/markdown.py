@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.sandbox
 
 import gate
 
@@ -24,7 +25,11 @@ def bundled_templates() -> Path:
 def environment(override_dir: str | None = None) -> jinja2.Environment:
     loaders = [jinja2.FileSystemLoader(override_dir)] if override_dir else []
     loaders.append(jinja2.FileSystemLoader(str(bundled_templates())))
-    return jinja2.Environment(
+    # Override templates come from the repository, possibly from the pull request under test: in a plain
+    # Environment a template can reach Python internals (`''.__class__.__mro__`) and run code; the sandbox
+    # refuses that, and the bundled templates need nothing it forbids.
+    factory = jinja2.sandbox.SandboxedEnvironment if override_dir else jinja2.Environment
+    return factory(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

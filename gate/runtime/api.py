@@ -113,3 +113,25 @@ class ModelRuntime(Protocol):
         references: Sequence[str],
         idf_corpus: Sequence[str] = (),
     ) -> BertScores: ...
+
+
+@dataclass(frozen=True)
+class RuntimeSummary:
+    """What a run's model work cost: report.json `runtime`, the report's footer, the benchmark."""
+
+    device: str
+    dtype: str
+    threads: int
+    model_seconds: float  # in model forward passes
+    encoded_texts: int  # texts forwarded (cache misses)
+    encoded_tokens: int
+    padded_positions: int  # positions forwarded, padding included (BERTScore and classifier)
+    cache: dict[str, object] = field(default_factory=dict)  # hits, misses, written, rejected, evicted, size_bytes
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {"device": self.device, "dtype": self.dtype, "threads": self.threads,
+                "model_seconds": round(self.model_seconds, 3),
+                "encoded": {"texts": self.encoded_texts, "tokens": self.encoded_tokens,
+                            "padded_positions": self.padded_positions},
+                "cache": dict(self.cache)}

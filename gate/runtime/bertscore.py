@@ -27,6 +27,7 @@ Pairs with such a text are flagged in `RawBertScores.windowed`.
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -127,6 +128,7 @@ class BertScoreEngine:
         self._ids: dict[str, tuple[int, ...]] = {}
         self._states: dict[tuple[int, ...], torch.Tensor] = {}  # all ids -> (L, D) float32 on CPU
         self._zero_weight = {t for t in (tokenizer.cls_token_id, tokenizer.sep_token_id) if t is not None}
+        self.meter = tokens.ForwardMeter()
 
     @classmethod
     def load(
@@ -196,6 +198,16 @@ class BertScoreEngine:
             self._states.pop(ids, None)
         self._encode(texts)
 
+    def adopt_states(self, text: str, states: np.ndarray) -> None:
+        """Take `text`'s token states from the persistent cache instead of encoding it."""
+        self._states[self.token_ids(text)] = torch.from_numpy(np.ascontiguousarray(states, dtype=np.float32))
+
+    def fits(self, text: str, states: np.ndarray) -> bool:
+        """Whether cached `states` can be `text`'s: one row per token, the model's width."""
+        width = getattr(self.model.config, "hidden_size", None) or getattr(self.model.config, "d_model", None)
+        return states.ndim == 2 and states.shape[0] == len(self.token_ids(text)) and (
+            width is None or states.shape[1] == width)
+
     def _windows(self, ids: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
         """(start, ids) of each window of a long text, in order."""
         return tokens.windows(ids, self._prefix, self._suffix, self.window)
@@ -209,8 +221,10 @@ class BertScoreEngine:
         batches = tokens.padded_batches(sequences, self.batch_size, self.tokenizer.pad_token_id or 0)
         with model_progress("BERTScore: encoding", total=len(batches)) as bar, torch.inference_mode():
             for batch, input_ids, mask in batches:
+                start = time.perf_counter()
                 out = self.model(input_ids.to(self.device), attention_mask=mask.to(self.device))[0]
-                out = out.float().cpu()
+                out = out.float().cpu()  # waits for the device, so the meter times the forward pass
+                self.meter.add(time.perf_counter() - start, mask)
                 for row, seq in enumerate(batch):
                     sequences[seq] = out[row, : len(seq)].clone()
                 bar.advance()

@@ -22,6 +22,7 @@ are forwarded once, and batches are sorted by token length so that padding stays
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -54,6 +55,7 @@ class SequenceClassifier:
             raise ModelUnavailable(f"the classifier's limit of {self.max_tokens} tokens leaves no room for text")
         self._sequences: dict[tuple[int, ...], np.ndarray] = {}  # forwarded ids -> softmax (labels,) float32
         self._texts: dict[str, tuple[np.ndarray, bool]] = {}  # text -> (softmax per window, windowed)
+        self.meter = tokens.ForwardMeter()
 
     @classmethod
     def load(
@@ -113,6 +115,13 @@ class SequenceClassifier:
                 self._sequences.pop(seq, None)
         self._classify(texts)
 
+    def adopt(self, text: str, probs: np.ndarray, windowed: bool) -> None:
+        """Take `text`'s softmax windows from the persistent cache instead of classifying it."""
+        self._texts[text] = (np.asarray(probs, dtype=np.float32), bool(windowed))
+
+    def fits(self, text: str, probs: np.ndarray) -> bool:
+        return probs.shape == (len(self.windows(text)), len(self.id2label))
+
     def softmax_windows(self, text: str) -> tuple[np.ndarray, bool]:
         """(softmax per window as (windows, labels) float32, windowed) of a classified text; any label can be
         answered from it exactly as `probabilities` does (max over windows)."""
@@ -126,8 +135,10 @@ class SequenceClassifier:
         batches = tokens.padded_batches(pending, self.batch_size, self.tokenizer.pad_token_id or 0)
         with model_progress("Classifying", total=len(batches)) as bar, torch.inference_mode():
             for batch, input_ids, mask in batches:
+                start = time.perf_counter()
                 logits = self.model(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device)).logits
                 probs = logits.float().softmax(dim=-1).cpu().numpy()
+                self.meter.add(time.perf_counter() - start, mask)
                 for seq, row in zip(batch, probs, strict=True):
                     self._sequences[seq] = row
                 bar.advance()

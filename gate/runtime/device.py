@@ -1,8 +1,10 @@
-"""Device and precision selection: CUDA when present (auto), else CPU; fp16 on CUDA, fp32 on CPU."""
+"""Device, precision and threads: CUDA when present (auto), else CPU; fp16 on CUDA, fp32 on CPU (bf16 on
+request, on CPUs with native bfloat16); one torch thread per CPU the process may use."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from gate.config import Device, Precision
 from gate.errors import RuntimeFailure
@@ -42,4 +44,34 @@ def select(device: Device, precision: Precision) -> DeviceChoice:
 
     available = torch.cuda.is_available()
     name = torch.cuda.get_device_name(0) if available else "cpu"
-    return choose(device, precision, available, name)
+    choice = choose(device, precision, available, name)
+    if choice.device == "cpu" and choice.dtype == "bfloat16" and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+        # emulated bf16 runs several times slower than fp32 and is less exact: no reason to want it
+        raise RuntimeFailure(
+            "runtime.precision 'bf16' needs a CPU with native bfloat16 (AVX512-BF16 or AMX); this one has none",
+            fix="use `precision: auto` or `fp32` on this machine")
+    return choice
+
+
+def available_cpus() -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup v2 quota (containers, CI runners)."""
+    import os
+
+    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            count = min(count, max(1, int(int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, count)
+
+
+def set_threads(threads: int | None) -> int:
+    """torch's intra-op threads: as configured, else one per available CPU (torch's own default counts the
+    machine's physical cores, ignoring affinity and container quotas, and oversubscribes a limited runner)."""
+    import torch
+
+    count = threads or available_cpus()
+    torch.set_num_threads(count)
+    return count

@@ -6,6 +6,7 @@ import. The similarity itself is the pure `gate.similarity.cosine_similarity`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,6 +25,8 @@ class SentenceEmbedder:
         dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(dim())
         self._cache: dict[str, np.ndarray] = {}
+        self.seconds = 0.0  # in `SentenceTransformer.encode`
+        self.tokens = 0  # real tokens forwarded (as the model's tokenizer truncates them)
 
     @classmethod
     def load(
@@ -64,6 +67,13 @@ class SentenceEmbedder:
     def encode_count(self) -> int:
         return len(self._cache)
 
+    def adopt(self, text: str, vector: np.ndarray) -> None:
+        """Take `text`'s embedding from the persistent cache instead of encoding it."""
+        self._cache[text] = np.asarray(vector, dtype=np.float32)
+
+    def fits(self, vector: np.ndarray) -> bool:
+        return vector.shape == (self.dim,)
+
     def encode_block(self, texts: Sequence[str]) -> np.ndarray:
         """`encode` of exactly `texts`, even those seen before (sharded runs, `gate.runtime.work`): an embedding
         depends on its batch mates in the last bits, so it must be a function of this block alone."""
@@ -78,13 +88,24 @@ class SentenceEmbedder:
         batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
         with model_progress("Embedding", total=len(batches)) as bar:
             for batch in batches:
+                start = time.perf_counter()
                 out = self.model.encode(
                     batch, batch_size=len(batch), show_progress_bar=False, convert_to_tensor=True
                 )
                 out = out.float().cpu().numpy()
+                self.seconds += time.perf_counter() - start
+                self.tokens += self._token_count(batch)
                 for text, row in zip(batch, out, strict=True):
                     self._cache[text] = row
                 bar.advance()
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts]).astype(np.float32, copy=False)
+
+    def _token_count(self, batch: Sequence[str]) -> int:
+        tokenizer = getattr(self.model, "tokenizer", None)
+        if tokenizer is None:
+            return 0
+        limit = getattr(self.model, "max_seq_length", None)
+        lengths = tokenizer(list(batch), truncation=limit is not None, max_length=limit)["input_ids"]
+        return sum(map(len, lengths))

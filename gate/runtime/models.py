@@ -16,6 +16,7 @@ from pathlib import Path
 
 from gate import io
 from gate.errors import ModelUnavailable
+from gate.io import paths
 
 EMBEDDED_NAMES = frozenset({"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"})
 # Files a pulled model needs; skips the TF/Flax/ONNX copies hub repos often carry (GBs for roberta-large).
@@ -50,6 +51,8 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
     for candidate in _local_candidates(name, base_dir):
         looked.append(f"local path {candidate}")
         if candidate.is_dir():
+            # A model directory named by the config is a path like any other: inside the workspace.
+            paths.confine(candidate, base_dir, "models", name)
             return ResolvedModel(name, candidate.resolve(), ModelSource.LOCAL_PATH)
     if name in EMBEDDED_NAMES:
         path = _embedded_path()
@@ -109,6 +112,14 @@ def weights_digest(model: ResolvedModel, cache_dir: Path) -> str:
         except OSError:
             pass  # an unwritable cache only costs a re-hash next run
     return memo[stamp]
+
+
+def files_digest(model: ResolvedModel) -> str:
+    """sha256 over the model's small files (config, tokenizer, pooling): what decides its outputs besides the
+    weights, for the persistent cache's keys."""
+    files = sorted(p for p in model.path.rglob("*") if p.is_file() and p.suffix not in WEIGHT_SUFFIXES
+                   and p.stat().st_size < 32 * 2**20 and ".git" not in p.parts)
+    return io.sha256_files(files)[:16] if files else "none"
 
 
 def _local_candidates(name: str, base_dir: Path) -> list[Path]:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from gate.config import RuntimeConfig
-from gate.errors import ConfigError, ModelUnavailable, Problem
-from gate.runtime import models
+from gate.errors import ConfigError, Problem
+from gate.runtime import integrity, models
 from gate.runtime.api import (
     BertScores,
     BertScoreSpec,
@@ -36,6 +36,7 @@ class TorchRuntime:
         self.base_dir = base_dir
         self.cache_dir = Path(config.cache_dir)
         self._device: DeviceChoice | None = None
+        self.threads = 0  # set with the device
         self._resolved: dict[str, models.ResolvedModel] = {}
         self._bertscore: dict[tuple[Path, int], Any] = {}
         self._embedders: dict[Path, Any] = {}
@@ -47,7 +48,11 @@ class TorchRuntime:
             from gate.runtime import device
 
             self._device = device.select(self.config.device, self.config.precision)
+            self.threads = device.set_threads(self.config.threads)
         return self._device
+
+    def loaded_engines(self) -> list[Any]:
+        return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values()]
 
     def resolve(self, name: str) -> models.ResolvedModel:
         if name not in self._resolved:
@@ -68,14 +73,11 @@ class TorchRuntime:
             try:
                 engine = bertscore.BertScoreEngine.load(str(resolved.path), layer=layer, device=choice.device,
                                                         dtype=choice.dtype, batch_size=self.config.batch_size)
+                integrity.require_vocabulary(engine, "BERTScore")
             except ConfigError:
                 raise
             except Exception as exc:  # corrupt weights, wrong architecture, missing tokenizer files
-                raise ModelUnavailable(
-                    f"BERTScore model {spec.model!r} at {resolved.path} could not be loaded: {exc}",
-                    fix="re-pull it with `llm-gate models pull`, or point models.bertscore.model at a valid "
-                    "transformers model directory",
-                ) from None
+                raise integrity.unavailable("BERTScore", resolved, exc) from None
             self._bertscore[(resolved.path, layer)] = engine
         return engine, layer
 
@@ -121,15 +123,14 @@ class TorchRuntime:
             _quiet_transformers()
             choice = self.device
             try:
-                cache[resolved.path] = loader(str(resolved.path), device=choice.device, dtype=choice.dtype,
-                                              batch_size=self.config.batch_size)
-            except (ConfigError, ModelUnavailable):
+                engine = loader(str(resolved.path), device=choice.device, dtype=choice.dtype,
+                                batch_size=self.config.batch_size)
+                integrity.require_vocabulary(engine, role)
+            except ConfigError:
                 raise
             except Exception as exc:  # corrupt weights, wrong architecture, missing tokenizer files
-                raise ModelUnavailable(
-                    f"{role} model {resolved.name!r} at {resolved.path} could not be loaded: {exc}",
-                    fix=f"re-pull it with `llm-gate models pull {resolved.name}`, or point the config at a valid "
-                    "transformers model directory") from None
+                raise integrity.unavailable(role, resolved, exc) from None
+            cache[resolved.path] = engine
         return cache[resolved.path]
 
     def _fingerprint(self, model: str, resolved: models.ResolvedModel, extra: Sequence[str] = ()) -> Fingerprint:

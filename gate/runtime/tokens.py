@@ -73,3 +73,19 @@ def padded_batches(sequences: Iterable[Ids], batch_size: int,
             input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq, dtype=torch.long), 1
         batches.append((batch, input_ids, mask))
     return batches
+
+
+class ForwardMeter:
+    """Model time and tokens of an engine's forward passes (the benchmark's and the report's model time)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.tokens = 0  # real tokens forwarded
+        self.positions = 0  # positions forwarded, padding included
+        self.sequences = 0
+
+    def add(self, seconds: float, mask: torch.Tensor) -> None:
+        self.seconds += seconds
+        self.tokens += int(mask.sum())
+        self.positions += int(mask.numel())
+        self.sequences += int(mask.shape[0])

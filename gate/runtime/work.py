@@ -5,6 +5,11 @@ before (`encode_block`), so a text's batch mates -- and with them its last bits 
 alone. A BERTScore block then scores, per recorded request, that request's pairs within the block in one
 `score` call, so pair-scoring batches are a function of (block, request) too. Hence shard i of N computes
 bitwise what an unsharded run computes for the same blocks on the same hardware.
+
+With the persistent cache (`gate.runtime.cache`), a block's texts found there are adopted and only the
+others are encoded, together. The cache is what makes a PR that changes only candidates cheap; a warm
+result differs from a cold one in the last bits only (other batch mates), which is why `llm-gate run
+--shard` leaves the cache out: shards must be bitwise what one unsharded cold run computes.
 """
 
 from __future__ import annotations
@@ -13,21 +18,27 @@ from typing import Any
 
 import numpy as np
 
-from gate.runtime.api import BertScoreSpec
+from gate.runtime import models
+from gate.runtime.api import BertScoreSpec, RuntimeSummary
+from gate.runtime.cache import ArrayCache
 from gate.runtime.plan import BERTSCORE, CLASSIFIER, EMBEDDING, EnginePlan, Shard, WorkPlan, entry_key
 from gate.runtime.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.store import EngineInfo, EngineResults, ResultStore
 
 
-def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None) -> ResultStore:
-    """The results of the blocks `shard` owns (all blocks without a shard)."""
+def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None,
+            cache: ArrayCache | None = None) -> ResultStore:
+    """The results of the blocks `shard` owns (all blocks without a shard), reusing `cache`'s entries."""
     shard = shard or Shard(1, 1)
+    cache = cache or ArrayCache(None, 0)
     if runtime.config.batch_size != plan.batch_size:
         raise ValueError(f"the plan is for batches of {plan.batch_size}, the runtime's are {runtime.config.batch_size}")
     # Every shard loads every engine: its fingerprint and limits are checked against the other shards'.
-    engines = tuple(_RUNNERS[engine.key.kind](engine, runtime, shard) for engine in plan.engines)
+    engines = tuple(_RUNNERS[engine.key.kind](engine, runtime, shard, cache) for engine in plan.engines)
     blocks = tuple(b for b in range(plan.total_blocks) if shard.owns(b))
-    return ResultStore(plan.digest, plan.block_texts, plan.total_blocks, shard, blocks, engines, environment(runtime))
+    # No model work (heuristic, RAG without embeddings): no device to describe, and torch stays unimported.
+    where = environment(runtime) if plan.engines else {}
+    return ResultStore(plan.digest, plan.block_texts, plan.total_blocks, shard, blocks, engines, where)
 
 
 def environment(runtime: TorchRuntime) -> dict[str, str]:
@@ -39,20 +50,49 @@ def environment(runtime: TorchRuntime) -> dict[str, str]:
     return {"device": choice.device, "dtype": choice.dtype, "kernels": str(kernels)}
 
 
+def summary(runtime: TorchRuntime, cache: ArrayCache, encoded: int) -> RuntimeSummary:
+    """The model work's cost, from the engines' meters; ends the run's use of the cache (size cap)."""
+    meters = [e.meter for e in runtime.loaded_engines() if hasattr(e, "meter")]
+    embedders = [e for e in runtime.loaded_engines() if not hasattr(e, "meter")]
+    stats = cache.finish()
+    choice = runtime.device
+    return RuntimeSummary(
+        device=choice.device, dtype=choice.dtype, threads=runtime.threads,
+        model_seconds=sum(m.seconds for m in meters) + sum(e.seconds for e in embedders),
+        encoded_texts=encoded, encoded_tokens=sum(m.tokens for m in meters) + sum(e.tokens for e in embedders),
+        padded_positions=sum(m.positions for m in meters),
+        cache={"enabled": cache.enabled, **stats.to_dict()}, notes=stats.notes)
+
+
+def _namespace(runtime: TorchRuntime, key, *extra: object) -> str:
+    """Everything an engine's per-text arrays depend on besides the text (`gate.runtime.cache`)."""
+    fingerprint = runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ())
+    choice = runtime.device
+    return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
+                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *extra)
+
+
 def _owned(engine: EnginePlan, shard: Shard):
     return [block for block in engine.blocks if shard.owns(block.number)]
 
 
-def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard) -> EngineResults:
+def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
     key = engine.key
     model, _ = runtime.engine_for(BertScoreSpec(model=key.name, layer=key.layer))
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(model.max_tokens))
+    namespace = _namespace(runtime, key, "token states", model.max_tokens) if cache.enabled else ""
     values: dict[str, np.ndarray] = {}
     flags: dict[str, bool] = {}
     encoded = 0
     for block in _owned(engine, shard):
-        model.encode_block(block.texts)
-        encoded += len(block.texts)
+        cached = cache.get_many(namespace, block.texts, model.fits) if cache.enabled else {}
+        missing = [t for t in block.texts if t not in cached]
+        model.encode_block(missing)
+        for text, (states, _) in cached.items():
+            model.adopt_states(text, states)
+        for text in missing if cache.enabled else ():
+            cache.put(namespace, text, model.token_states(text))
+        encoded += len(missing)
         members = set(block.texts)
         for call in engine.calls:
             pairs = [pair for pair in call.pairs if pair[0] in members]  # a pair's texts share a block
@@ -67,34 +107,48 @@ def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard) -> Engin
     return EngineResults(info, values, flags, encoded)
 
 
-def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard) -> EngineResults:
+def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
     key = engine.key
     embedder: Any = runtime.embedder(key.name)
     info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES), dim=int(embedder.dim))
+    namespace = _namespace(runtime, key) if cache.enabled else ""
     values: dict[str, np.ndarray] = {}
     encoded = 0
     for block in _owned(engine, shard):
-        vectors = embedder.encode_block(block.texts)
-        encoded += len(block.texts)
-        for text, vector in zip(block.texts, vectors, strict=True):
+        cached = cache.get_many(namespace, block.texts, lambda _, v: embedder.fits(v)) if cache.enabled else {}
+        missing = [t for t in block.texts if t not in cached]
+        vectors = embedder.encode_block(missing)
+        encoded += len(missing)
+        for text, vector in zip(missing, vectors, strict=True):
+            values[entry_key(key, text)] = np.asarray(vector, dtype=np.float32)
+            cache.put(namespace, text, values[entry_key(key, text)])
+        for text, (vector, _) in cached.items():
+            embedder.adopt(text, vector)
             values[entry_key(key, text)] = np.asarray(vector, dtype=np.float32)
     return EngineResults(info, values, dict.fromkeys(values, False), encoded)
 
 
-def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard) -> EngineResults:
+def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
     key = engine.key
     classifier: Any = runtime.classifier(key.name)
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(classifier.max_tokens),
                       id2label=tuple(sorted(classifier.id2label.items())))
+    namespace = _namespace(runtime, key, "softmax windows", classifier.max_tokens) if cache.enabled else ""
     values: dict[str, np.ndarray] = {}
     flags: dict[str, bool] = {}
     encoded = 0
     for block in _owned(engine, shard):
-        classifier.classify_block(block.texts)
-        encoded += len(block.texts)
+        cached = cache.get_many(namespace, block.texts, classifier.fits) if cache.enabled else {}
+        missing = [t for t in block.texts if t not in cached]
+        classifier.classify_block(missing)
+        encoded += len(missing)
+        for text, (probs, windowed) in cached.items():
+            classifier.adopt(text, probs, windowed)
         for text in block.texts:
             entry = entry_key(key, text)
             values[entry], flags[entry] = classifier.softmax_windows(text)
+            if text not in cached:
+                cache.put(namespace, text, values[entry], flags[entry])
     return EngineResults(info, values, flags, encoded)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig
+from gate.io import paths
 from gate.records.drift import (
     DriftCandidate,
     DriftData,
@@ -85,7 +86,9 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
     spec = BertScoreSpec(
         model=config.model, layer=config.layer, idf=config.idf,
         rescale_with_baseline=config.rescale_with_baseline,
-        baseline_path=str((context.base_dir / config.baseline_path).resolve()) if config.baseline_path else None,
+        baseline_path=str(paths.confine(context.base_dir / config.baseline_path, context.base_dir,
+                                        "bertscore.baseline_path", config.baseline_path).resolve())
+        if config.baseline_path else None,
     )
     # idf, when asked for, comes from the baseline texts, each submission once (bert-score takes `refs`).
     idf_corpus = [feedback_text(s.baseline_feedback.feedback) for s in baselines.values()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -57,18 +57,19 @@ def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
 def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
     records = [("candidate", r) for r in data.candidates] + [("baseline", r) for r in data.baseline]
     embedding = suite.embedding or context.gate.models.embedding
-    texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r)))
+    texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
     fingerprint = {"embedding": None, "k": suite.k, "faithfulness_threshold": suite.faithfulness_threshold}
     lookup = {}
     if texts:
         embedded = context.runtime.embed(embedding, texts)
         lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
         fingerprint["embedding"] = embedded.fingerprint.to_dict()
-    judged, judge_note = _judge(suite, records, context)
+    judged, judge_note, not_judged = _judge(suite, records, context)
     values: list[dict[str, float | None]] = []
     for index, (_, record) in enumerate(records):
-        v = {**retrieval_metrics(record, suite.k), **generation_metrics(record, lookup.__getitem__,
-                                                                          suite.faithfulness_threshold)}
+        v = {**retrieval_metrics(record, suite.k),
+             **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
+                                  suite.faithfulness_threshold)}
         v.update(judged.get(index, {}))
         v["latency"] = record.latency
         v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
@@ -78,10 +79,13 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     for level, which in (("group", "candidate"), ("baseline", "baseline")):
         for system in dict.fromkeys(system_of(r, which) for w, r in records if w == which):
             rows = [i for i, (w, r) in enumerate(records) if w == which and system_of(r, which) == system]
-            metrics, summary = _system([records[i][1] for i in rows], [values[i] for i in rows], columns, suite)
+            lost = _not_judged(rows, not_judged)
+            metrics, summary = _system([records[i][1] for i in rows], [values[i] for i in rows], columns, suite,
+                                       lost)
             key: Key = (("system", system),)
             groups.append(GroupResult(level, key, metrics, len(rows), _sources(records[i][1] for i in rows)))
-            gaps += [Unmeasured(key, m, "no query has the data for it") for m, v in metrics.items() if v is None]
+            gaps += [Unmeasured(key, m, lost.get(m, "no query has the data for it"))
+                     for m, v in metrics.items() if v is None]
             summaries[(which, system)] = (rows, metrics, summary)
     comparisons = _comparisons(records, values, columns, summaries, suite)
     for (system, base), rows in comparisons.items():
@@ -109,12 +113,12 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
 
 
 def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Sequence[str],
-            suite: RagSuiteConfig) -> tuple[dict[str, float | None], dict]:
+            suite: RagSuiteConfig, lost: Mapping[str, str]) -> tuple[dict[str, float | None], dict]:
     metrics: dict[str, float | None] = {}
     for column in columns:
         measured = [v[column] for v in values if v.get(column) is not None]
         name = rag_compare.SUMMARY_NAME.get(column, column)
-        metrics[name] = math.fsum(measured) / len(measured) if measured else None
+        metrics[name] = math.fsum(measured) / len(measured) if measured and name not in lost else None
     answered = [r for r in records if r.actual_answer.strip() and r.expected_answer and r.expected_answer.strip()]
     metrics["bleu"] = corpus_bleu([r.actual_answer for r in answered], [r.expected_answer for r in answered])
     metrics.update(rag_summary.performance(records, suite.cost_per_1k_tokens))
@@ -141,9 +145,11 @@ def _comparisons(records, values, columns, summaries, suite) -> dict[tuple[str, 
     return out
 
 
-def _judge(suite: RagSuiteConfig, records, context: ScoringContext) -> tuple[dict[int, dict], str | None]:
+def _judge(suite: RagSuiteConfig, records,
+           context: ScoringContext) -> tuple[dict[int, dict], str | None, dict[int, dict[str, str]]]:
+    """Judge scores by record index, the run's note, and by record index the judge metrics it could not judge."""
     if not suite.judge.enabled:
-        return {}, None
+        return {}, None, {}
     from gate.llm_judge import JudgeItem
 
     items = [JudgeItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
@@ -151,13 +157,28 @@ def _judge(suite: RagSuiteConfig, records, context: ScoringContext) -> tuple[dic
              for index, (_, r) in enumerate(records) for criterion in suite.judge.criteria]
     run = context.judge(suite.judge, items)
     scores: dict[int, dict] = {}
+    not_judged: dict[int, dict[str, str]] = {}
     for item, score in zip(items, run.scores, strict=True):
         scores.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.score
+        if score.failed:
+            not_judged.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.reason or "no reply"
     unmeasured = sum(1 for s in run.scores if s.score is None)
+    failure = next((s.reason for s in run.scores if s.failed and s.reason != "budget exhausted"), None)
     note = (f"LLM judge {suite.judge.model}: {run.requests} requests, {run.cache_hits} from cache, {run.tokens} "
             f"tokens (${run.cost_usd:.4f}); {unmeasured} of {len(items)} scores unmeasured"
-            + (" — the budget was reached" if run.stopped_by_budget else "") + ".")
-    return scores, note
+            + (" — the budget was reached" if run.stopped_by_budget else "")
+            + (f" — the endpoint failed: {failure}" if failure else "") + ".")
+    return scores, note, not_judged
+
+
+def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> dict[str, str]:
+    """metric -> why a system's mean of it is unmeasured: some of its queries were never judged."""
+    lost: dict[str, list[str]] = {}
+    for row in rows:
+        for metric, reason in not_judged.get(row, {}).items():
+            lost.setdefault(metric, []).append(reason)
+    return {metric: f"the LLM judge did not judge {len(reasons)} of {len(rows)} queries ({reasons[0]}); a mean "
+                    "over the rest would score another sample" for metric, reasons in lost.items()}
 
 
 def _sources(records):

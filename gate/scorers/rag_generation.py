@@ -66,7 +66,8 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def generation_metrics(record: RagRecord, embed: Embed, threshold: float) -> dict[str, float | None]:
+def generation_metrics(record: RagRecord, embed: Embed | None, threshold: float) -> dict[str, float | None]:
+    """`embed` None: the suite runs without embeddings, answer_relevancy and faithfulness stay unmeasured."""
     answer = record.actual_answer
     if not answer.strip():
         return dict.fromkeys(("bleu", "rouge_l", "answer_relevancy", "faithfulness"))
@@ -74,8 +75,11 @@ def generation_metrics(record: RagRecord, embed: Embed, threshold: float) -> dic
     values: dict[str, float | None] = {
         "bleu": sentence_bleu(answer, expected) if expected else None,
         "rouge_l": rouge_l(answer, expected) if expected else None,
-        "answer_relevancy": _cosine(embed(record.query), embed(answer)),
+        "answer_relevancy": _cosine(embed(record.query), embed(answer)) if embed else None,
+        "faithfulness": None,
     }
+    if embed is None:
+        return values
     claims = sentences(answer)
     support = [s for c in record.retrieved_contexts or () for s in sentences(c)]
     if claims and support:

@@ -64,7 +64,7 @@ def test_passing_report(tmp_path):
 def test_skipped_report():
     verdict = judge_gate("g", [], "--suite x* matched no suite")
     text = render_markdown(verdict, RUN, ReportConfig())
-    assert text.startswith("## ⏭️ g: skipped") and "--suite x* matched no suite" in text
+    assert text.startswith("## ⏭️ g: skipped") and "--suite x&#42; matched no suite" in text  # escaped: renders as x*
     assert report_json(verdict, RUN.generated_at, None)["verdict"] == "skipped"
 
 

@@ -52,9 +52,21 @@ def model_dir(path: Path) -> Path:
 
 
 def test_absolute_local_directory(tmp_path):
-    local = model_dir(tmp_path / "somewhere" / "my-model")
-    found = resolve(str(local), base_dir=tmp_path / "elsewhere", cache_dir=tmp_path / "cache")
+    local = model_dir(tmp_path / "project" / "somewhere" / "my-model")
+    found = resolve(str(local), base_dir=tmp_path / "project", cache_dir=tmp_path / "cache")
     assert found == ResolvedModel(str(local), local.resolve(), ModelSource.LOCAL_PATH)
+
+
+def test_absolute_directory_outside_the_workspace_needs_the_workflows_consent(tmp_path):
+    from gate.errors import ConfigError
+    from gate.io import paths
+
+    local = model_dir(tmp_path / "somewhere" / "my-model")
+    with pytest.raises(ConfigError, match="leaves the workspace"):
+        resolve(str(local), base_dir=tmp_path / "elsewhere", cache_dir=tmp_path / "cache")
+    with paths.use(paths.PathPolicy(allow_outside=True)):
+        found = resolve(str(local), base_dir=tmp_path / "elsewhere", cache_dir=tmp_path / "cache")
+    assert found.path == local.resolve()
 
 
 def test_relative_directory_is_relative_to_the_config(in_tmp):

@@ -1,0 +1,83 @@
+"""Small content-addressed files for the persistent cache (`gate.runtime.cache`): the file operations only.
+
+Writes go to a temporary file in the same directory and are renamed into place, so a reader (another run
+sharing the directory, or `actions/cache` saving it) sees a whole entry or none. No fsync: a cache entry
+lost or torn by a crash is detected by its checksum on the next read and recomputed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+TEMP_PREFIX = ".tmp-"
+STALE_TEMP_SECONDS = 3600  # a temp file this old belongs to a run that died mid-write
+
+
+@dataclass(frozen=True)
+class BlobFile:
+    path: Path
+    size: int
+    mtime: float
+
+
+def read_blob(path: Path) -> bytes | None:
+    """The file's bytes, or None when it is absent or unreadable (a miss, never an error)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_blob(path: Path, data: bytes) -> None:
+    """Atomically create or replace `path`; raises OSError (unwritable directory, disk full)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        _unlink(Path(temp))
+        raise
+
+
+def touch(path: Path) -> None:
+    """Mark an entry as just used (eviction is least-recently-used by mtime; atime is often not kept)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def remove(path: Path) -> bool:
+    return _unlink(path)
+
+
+def walk(root: Path) -> Iterator[BlobFile]:
+    """Every entry under `root`; temp files of runs that died long ago are deleted on the way."""
+    now = time.time()
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = Path(directory, name)
+            try:
+                stat = path.stat()
+            except OSError:
+                continue  # removed by a concurrent run
+            if name.startswith(TEMP_PREFIX):
+                if now - stat.st_mtime > STALE_TEMP_SECONDS:
+                    _unlink(path)
+                continue
+            yield BlobFile(path, stat.st_size, stat.st_mtime)
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,119 @@
+"""Confining the files a config can make the gate read to the workspace.
+
+A gate.yml can come from the pull request under test. Without a limit it could point an input glob,
+a rubric or a model at any file the runner can read — `/proc/self/environ`, `~/.ssh/`, the runner's
+credentials — through an absolute path, `..`, or a symlink committed into the repository, and a
+record's text ends up in the report and the PR comment. So every path a config names is resolved
+here, with symlinks followed, and must land inside the workspace:
+
+- the workspace is `GITHUB_WORKSPACE` when it contains gate.yml, else the git work tree that
+  contains gate.yml, else gate.yml's own directory;
+- reading outside it needs an opt-in that the config itself cannot give: `--allow-paths-outside-workspace`
+  on the command line, the action input `allow_paths_outside_workspace: true`, or
+  `LLM_GATE_ALLOW_PATHS_OUTSIDE_WORKSPACE=1` — all set by the workflow, not by the files it checks.
+
+The policy for one command is installed with `use(PathPolicy.from_env(...))` (by `gate.cli.main`);
+without one, the strict default applies (workspace from gate.yml's location, nothing outside it).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gate.errors import ConfigError, Problem
+
+OPT_IN_FLAG = "--allow-paths-outside-workspace"
+OPT_IN_INPUT = "allow_paths_outside_workspace"
+OPT_IN_ENV = "LLM_GATE_ALLOW_PATHS_OUTSIDE_WORKSPACE"
+OPT_IN_INPUT_ENV = "INPUT_ALLOW_PATHS_OUTSIDE_WORKSPACE"  # the action input, as the runner passes it
+FIX = (f"move the file into the workspace (paths in gate.yml are relative to gate.yml); if reading it is "
+       f"intended, the workflow must allow it: `llm-gate run {OPT_IN_FLAG}`, the action input "
+       f"`{OPT_IN_INPUT}: true` or {OPT_IN_ENV}=1")
+
+
+@dataclass(frozen=True)
+class PathPolicy:
+    github_workspace: Path | None = None  # GITHUB_WORKSPACE, when the run has one
+    allow_outside: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> PathPolicy:
+        text = (environ.get(OPT_IN_INPUT_ENV, "").strip()
+                or environ.get(OPT_IN_ENV, "").strip()).lower()
+        workspace = environ.get("GITHUB_WORKSPACE", "").strip()
+        return cls(github_workspace=Path(workspace) if workspace else None,
+                   allow_outside=text in ("1", "true", "yes", "on"))
+
+    def allowing_outside(self) -> PathPolicy:
+        return replace(self, allow_outside=True)
+
+
+_policy: ContextVar[PathPolicy] = ContextVar("gate_path_policy", default=PathPolicy())  # noqa: B039 (frozen)
+
+
+@contextmanager
+def use(policy: PathPolicy) -> Iterator[PathPolicy]:
+    """Apply `policy` to every path resolved inside the block (one command)."""
+    token = _policy.set(policy)
+    try:
+        yield policy
+    finally:
+        _policy.reset(token)
+
+
+def current() -> PathPolicy:
+    return _policy.get()
+
+
+def workspace_for(base_dir: Path) -> Path:
+    """The workspace of a gate whose gate.yml lives in `base_dir` (resolved, symlinks followed)."""
+    base = base_dir.resolve()
+    declared = _policy.get().github_workspace
+    if declared is not None and _within(base, declared.resolve()):
+        return declared.resolve()
+    for directory in (base, *base.parents):
+        if (directory / ".git").exists():
+            return directory
+    return base
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def outside(path: Path, base_dir: Path, field: str, shown: str | None = None) -> Problem | None:
+    """A problem when `path` (symlinks followed) leaves the workspace and the run does not allow it."""
+    if _policy.get().allow_outside:
+        return None
+    root = workspace_for(base_dir)
+    target = Path(os.path.realpath(path))
+    if _within(target, root):
+        return None
+    where = f"{shown!r} resolves to {target}" if shown and str(target) != shown else f"{str(target)!r}"
+    return Problem(field=field, expected=f"a path inside the workspace {root}",
+                   found=f"{where}, outside it", fix=FIX)
+
+
+def confine(path: Path, base_dir: Path, field: str, shown: str | None = None) -> Path:
+    """`path`, or a ConfigError naming the field, the path, the workspace and the fix."""
+    problem = outside(path, base_dir, field, shown)
+    if problem is not None:
+        raise ConfigError("a path in the config leaves the workspace", [problem])
+    return path
+
+
+def literal_prefix(pattern: str) -> str:
+    """The part of a glob before its first wildcard component: `a/b/*.json` -> `a/b`."""
+    parts = Path(pattern).parts
+    kept = []
+    for part in parts:
+        if glob.has_magic(part):
+            break
+        kept.append(part)
+    return str(Path(*kept)) if kept else "."

@@ -1,0 +1,107 @@
+"""The container: dependencies pinned with hashes (a changed file on an index fails the build), a
+non-root user, no network needed at run time."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import tomllib
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from tests.conftest import REPO
+
+LOCK = REPO / "requirements-image.lock"
+DOCKERFILE = (REPO / "Dockerfile").read_text()
+# The image's platform, for the markers of dependencies (scripts/lock-image resolves for it).
+IMAGE = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "os_name": "posix",
+         "python_version": "3.11", "python_full_version": "3.11.14", "implementation_name": "cpython",
+         "platform_python_implementation": "CPython", "extra": ""}
+
+
+def locked() -> dict[str, tuple[str, list[str]]]:
+    """name -> (version, sha256 hashes), from `name==version \\ --hash=sha256:…` entries."""
+    text = re.sub(r"\\\n\s*", " ", LOCK.read_text())
+    entries = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = re.fullmatch(r"([A-Za-z0-9._-]+)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})+)", line)
+        assert match, f"not a pinned, hashed requirement: {line!r}"
+        entries[canonicalize_name(match[1])] = (match[2], re.findall(r"sha256:([0-9a-f]{64})", match[3]))
+    return entries
+
+
+def test_every_entry_is_pinned_with_a_sha256():
+    entries = locked()
+    assert len(entries) > 50
+    assert all(hashes for _, hashes in entries.values())
+
+
+def test_the_lock_covers_every_dependency_of_pyproject_at_a_version_it_allows():
+    entries = locked()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    for requirement in map(Requirement, project):
+        name = canonicalize_name(requirement.name)
+        assert name in entries, f"{name} is a dependency but not in requirements-image.lock: run scripts/lock-image"
+        assert requirement.specifier.contains(entries[name][0], prereleases=True), (name, entries[name][0])
+
+
+def test_torch_is_the_cpu_build_constraints_txt_pins():
+    pinned = next(line for line in (REPO / "constraints.txt").read_text().splitlines() if line.startswith("torch=="))
+    version, _ = locked()["torch"]
+    assert version == pinned.split("==")[1] + "+cpu"
+
+
+def test_the_locked_torch_wheel_is_the_local_one_where_there_is_one():
+    version, hashes = locked()["torch"]
+    wheels = [p for d in (REPO / "wheelhouse", Path("/opt/wheels")) if d.is_dir()
+              for p in d.glob(f"torch-{version}-cp311-*.whl")]
+    if not wheels:
+        pytest.skip("no local torch wheel to compare with")
+    for wheel in wheels:
+        assert hashlib.sha256(wheel.read_bytes()).hexdigest() in hashes, wheel
+
+
+def test_the_lock_is_closed_under_the_dependencies_of_what_it_pins():
+    """`--no-deps` installs exactly the lock: each locked package's own requirements (for the image's
+    platform) must be locked too. Checked with the metadata of the installed copies of the same version."""
+    entries, checked = locked(), 0
+    for name, (version, _) in entries.items():
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        if dist.version != version:
+            continue
+        checked += 1
+        for text in dist.requires or []:
+            requirement = Requirement(text)
+            if requirement.marker and not requirement.marker.evaluate(IMAGE):
+                continue
+            dependency = canonicalize_name(requirement.name)
+            assert dependency in entries, f"{name} needs {dependency}, which the lock lacks"
+            assert requirement.specifier.contains(entries[dependency][0], prereleases=True), (name, text)
+    assert checked > 30
+
+
+def test_the_image_installs_from_the_lock_with_hashes_only():
+    assert "ARG DEPS_LOCK=requirements-image.lock" in DOCKERFILE
+    assert re.search(r"pip install [^\n]*--require-hashes --no-deps -r \"/opt/llm-gate/\$\{DEPS_LOCK\}\"", DOCKERFILE)
+    assert "COPY pyproject.toml constraints.txt requirements-image.lock /opt/llm-gate/" in DOCKERFILE
+    wheelhouse = (REPO / "scripts" / "build-wheelhouse").read_text()
+    assert "--require-hashes" in wheelhouse and "-r requirements-image.lock" in wheelhouse
+
+
+def test_the_image_runs_as_a_non_root_user_offline():
+    users = re.findall(r"^USER\s+(\S+)", DOCKERFILE, flags=re.MULTILINE)
+    assert users and users[-1] not in ("root", "0", "0:0"), users
+    assert re.search(r"useradd --uid \"\$\{GATE_UID\}\"", DOCKERFILE)
+    assert "HF_HUB_OFFLINE=1" in DOCKERFILE and "TRANSFORMERS_OFFLINE=1" in DOCKERFILE
+    final = DOCKERFILE[DOCKERFILE.rindex("\nFROM "):]
+    assert "pip install --no-index --no-deps" in final  # the last stage downloads nothing

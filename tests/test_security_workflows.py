@@ -1,0 +1,123 @@
+"""Every workflow we ship or tell people to copy is least-privilege and never runs fork code with a
+write token: this repository's workflows, the ones `llm-gate init` writes, and every workflow in the
+README's ```yaml blocks."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gate.commands.init import init_repository
+from tests.conftest import REPO
+
+BIN = Path(sys.executable).parent
+LEVELS = {"read", "write", "none"}
+# Contexts whose value a pull request's author controls: never the ref of a checkout in a privileged run.
+UNTRUSTED_REFS = re.compile(r"github\.event\.(pull_request|workflow_run)\.head|github\.head_ref|"
+                            r"refs/pull/|merge_commit_sha")
+
+
+def readme_workflows() -> list[tuple[str, dict]]:
+    text = (REPO / "README.md").read_text()
+    found = []
+    for match in re.finditer(r"^( *)```yaml\n(.*?)^\1```", text, flags=re.MULTILINE | re.DOTALL):
+        block = yaml.safe_load(textwrap.dedent(match.group(2)))
+        if isinstance(block, dict) and "jobs" in block:
+            found.append((f"README.md:{text[:match.start()].count(chr(10)) + 1}", block))
+    return found
+
+
+def shipped_workflows(tmp_path: Path) -> list[tuple[str, dict]]:
+    init_repository(tmp_path)
+    files = sorted((REPO / ".github" / "workflows").glob("*.yml")) + sorted(
+        (tmp_path / ".github" / "workflows").glob("*.yml"))
+    return [(p.name, yaml.safe_load(p.read_text())) for p in files] + readme_workflows()
+
+
+def problems(flow: dict) -> list[str]:
+    """What is wrong with a workflow, security-wise (empty when nothing)."""
+    found = []
+    triggers = flow.get(True, flow.get("on")) or {}
+    triggers = {triggers: None} if isinstance(triggers, str) else triggers
+    top = flow.get("permissions")
+    if top is not None:
+        if not isinstance(top, dict):
+            found.append(f"top-level permissions {top!r}: name each scope (no read-all/write-all)")
+        elif any(v == "write" for v in top.values()):
+            found.append("top-level permissions grant write: grant it on the jobs that need it")
+    for name, job in (flow.get("jobs") or {}).items():
+        permissions = job.get("permissions", top)
+        if permissions is None:
+            found.append(f"job {name}: no explicit permissions (the repository default may be write-all)")
+        elif not isinstance(permissions, dict) or not set(permissions.values()) <= LEVELS:
+            found.append(f"job {name}: permissions {permissions!r} must map scopes to read/write/none")
+        for step in job.get("steps") or []:
+            uses, with_ = str(step.get("uses", "")), step.get("with") or {}
+            if uses.startswith("actions/checkout") and UNTRUSTED_REFS.search(str(with_.get("ref", "")) +
+                                                                          str(with_.get("repository", ""))):
+                if "pull_request_target" in triggers or "workflow_run" in triggers:
+                    found.append(f"job {name}: checks out the pull request's code in a privileged workflow")
+            if "${{" in str(step.get("run", "")):
+                found.append(f"job {name}: an expression spliced into a run script (pass it through env:)")
+    if "write-all" in yaml.safe_dump(flow) or "read-all" in yaml.safe_dump(flow):
+        found.append("read-all/write-all")
+    return found
+
+
+def test_there_are_workflows_to_check(tmp_path):
+    names = [n for n, _ in shipped_workflows(tmp_path)]
+    assert len(names) >= 9 and sum(n.startswith("README.md") for n in names) >= 4, names
+
+
+def test_every_workflow_is_least_privilege_and_safe_with_forks(tmp_path):
+    bad = {name: found for name, flow in shipped_workflows(tmp_path) if (found := problems(flow))}
+    assert not bad, bad
+
+
+def test_no_workflow_uses_pull_request_target(tmp_path):
+    for name, flow in shipped_workflows(tmp_path):
+        triggers = flow.get(True, flow.get("on")) or {}
+        assert "pull_request_target" not in triggers, name
+
+
+def test_checkouts_leave_no_credentials_behind(tmp_path):
+    for name, flow in shipped_workflows(tmp_path):
+        for job in flow["jobs"].values():
+            for step in job.get("steps") or []:
+                if str(step.get("uses", "")).startswith("actions/checkout"):
+                    assert (step.get("with") or {}).get("persist-credentials") is False, name
+
+
+@pytest.mark.parametrize("flow, expected", [
+    ({"on": "pull_request_target", "permissions": "write-all", "jobs": {"j": {"steps": []}}}, "read-all/write-all"),
+    ({"on": "pull_request", "jobs": {"j": {"steps": []}}}, "no explicit permissions"),
+    ({"on": "push", "permissions": {"contents": "write"}, "jobs": {"j": {}}}, "top-level permissions grant write"),
+    ({"on": {"pull_request_target": {}}, "permissions": {"contents": "read"}, "jobs": {"j": {"steps": [
+        {"uses": "actions/checkout@v6", "with": {"ref": "${{ github.event.pull_request.head.sha }}"}}]}}},
+     "checks out the pull request's code"),
+    ({"on": "pull_request", "permissions": {}, "jobs": {"j": {"steps": [
+        {"run": "echo ${{ github.event.pull_request.title }}"}]}}}, "spliced into a run script"),
+])
+def test_the_checker_catches_the_classic_mistakes(flow, expected):
+    assert any(expected in p for p in problems(flow)), problems(flow)
+
+
+def test_readme_workflows_are_valid_and_lint_clean(tmp_path):
+    files = []
+    for index, (_, flow) in enumerate(readme_workflows()):
+        if (True in flow or "on" in flow) and all("runs-on" in job for job in flow["jobs"].values()):
+            path = tmp_path / f"readme-{index}.yml"
+            path.write_text(yaml.safe_dump({"on" if k is True else k: v for k, v in flow.items()}, sort_keys=False))
+            files.append(path)
+    assert len(files) >= 2
+    schema = subprocess.run([str(BIN / "check-jsonschema"), "--builtin-schema", "vendor.github-workflows",
+                             *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert schema.returncode == 0, schema.stdout + schema.stderr
+    lint = subprocess.run([str(BIN / "actionlint"), *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
