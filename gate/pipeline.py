@@ -111,7 +111,7 @@ def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtim
     reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones)."""
     from gate.runtime.work import execute
 
-    plan = plan_model_work(loaded, config, base_dir, runtime.classifier_labels, block_texts)
+    plan = plan_model_work(loaded, config, base_dir, runtime.declared_labels, block_texts)
     return execute(plan, runtime, shard, cache)
 
 

@@ -11,7 +11,10 @@ own (`gate.runtime.work`), and shard i of N computes the blocks b with b % N == 
 - Per engine (BERTScore: model name and layer; embedder, classifier: model name) its unique texts in
   first-appearance order. Texts joined by a BERTScore candidate/reference pair form a component (the
   pair is scored where both are encoded); otherwise a text is its own component. Components are packed,
-  in first-appearance order and never split, into blocks of about `block_texts` texts.
+  never split, into blocks of about `block_texts` texts, longest first (by the characters of their
+  longest text; ties in first-appearance order): a block then holds texts of similar length, so the
+  length-sorted batches inside it carry little padding (first-appearance blocks padded embeddings by
+  ~44% on the benchmark's workload).
 - Engines are keyed by the configured name, not the resolved directory, so the plan (and its digest)
   is the same on every machine; two names for one directory are encoded separately, which only costs
   time.
@@ -37,7 +40,7 @@ from gate.runtime.api import (
     Fingerprint,
 )
 
-PLAN_VERSION = 1
+PLAN_VERSION = 2
 BLOCK_BATCHES = 4  # a block holds about this many batches: small enough to balance shards, big enough to batch well
 PLACEHOLDER_DIM = 8  # scorers only take cosines of embeddings, so any dimension serves the planning pass
 BERTSCORE, EMBEDDING, CLASSIFIER = "bertscore", "embedding", "classifier"
@@ -237,11 +240,15 @@ def _pack(texts: Sequence[str], pairs: Sequence[tuple[str, str]], block_texts: i
         a, b = sorted((root(candidate), root(reference)), key=order.__getitem__)
         parent[b] = a  # the earlier text stays the root: components come in first-appearance order
     sizes: dict[str, int] = {}
+    longest: dict[str, int] = {}
     for t in texts:
         sizes[root(t)] = sizes.get(root(t), 0) + 1
+        longest[root(t)] = max(longest.get(root(t), 0), len(t))
     block_of: dict[str, int] = {}
     current, filled = 0, 0
-    for component, size in sizes.items():
+    # sorted() is stable: components of equal length keep their first-appearance order
+    for component in sorted(sizes, key=lambda c: -longest[c]):
+        size = sizes[component]
         if filled and filled + size > block_texts:
             current, filled = current + 1, 0
         block_of[component] = current

@@ -93,6 +93,21 @@ class TorchRuntime:
     def embed(self, model: str, texts: Sequence[str]) -> Embeddings:
         return Embeddings(self.embedder(model).encode(list(texts)), self.fingerprint(model, EMBEDDING_LIBRARIES))
 
+    def declared_labels(self, model: str) -> ClassifierLabels:
+        """The classifier's labels from its config.json, without loading it (the planning pass needs only these)."""
+        import json
+
+        from gate import io
+
+        resolved = self.resolve(model)
+        config = io.read_json_quiet(resolved.path / "config.json")
+        labels = config.get("id2label") if isinstance(config, dict) else None
+        try:
+            return ClassifierLabels(tuple(sorted((int(k), str(v)) for k, v in labels.items())),
+                                    self.fingerprint(model))
+        except (AttributeError, TypeError, ValueError, json.JSONDecodeError):
+            return self.classifier_labels(model)  # no usable config.json: loading says what is wrong
+
     def classifier_labels(self, model: str) -> ClassifierLabels:
         return ClassifierLabels(tuple(sorted(self.classifier(model).id2label.items())), self.fingerprint(model))
 
