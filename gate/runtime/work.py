@@ -64,8 +64,11 @@ def summary(runtime: TorchRuntime, cache: ArrayCache, encoded: int) -> RuntimeSu
         cache={"enabled": cache.enabled, **stats.to_dict()}, notes=stats.notes)
 
 
-def _namespace(runtime: TorchRuntime, key, *extra: object) -> str:
-    """Everything an engine's per-text arrays depend on besides the text (`gate.runtime.cache`)."""
+def _namespace(cache: ArrayCache, runtime: TorchRuntime, key, *extra: object) -> str:
+    """Everything an engine's per-text arrays depend on besides the text (`gate.runtime.cache`); no digest
+    work without a cache."""
+    if not cache.enabled:
+        return ""
     fingerprint = runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ())
     choice = runtime.device
     return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
@@ -76,21 +79,26 @@ def _owned(engine: EnginePlan, shard: Shard):
     return [block for block in engine.blocks if shard.owns(block.number)]
 
 
+def _split(cache: ArrayCache, namespace: str, texts, fits) -> tuple[dict[str, tuple[np.ndarray, bool]], list[str]]:
+    """(the block's texts the cache answers, the texts to encode), in block order."""
+    cached = cache.get_many(namespace, texts, fits) if cache.enabled else {}
+    return cached, [t for t in texts if t not in cached]
+
+
 def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
     key = engine.key
     model, _ = runtime.engine_for(BertScoreSpec(model=key.name, layer=key.layer))
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(model.max_tokens))
-    namespace = _namespace(runtime, key, "token states", model.max_tokens) if cache.enabled else ""
+    namespace = _namespace(cache, runtime, key, "token states", model.max_tokens)
     values: dict[str, np.ndarray] = {}
     flags: dict[str, bool] = {}
     encoded = 0
     for block in _owned(engine, shard):
-        cached = cache.get_many(namespace, block.texts, model.fits) if cache.enabled else {}
-        missing = [t for t in block.texts if t not in cached]
+        cached, missing = _split(cache, namespace, block.texts, lambda t, v: model.fits(t, v))
         model.encode_block(missing)
         for text, (states, _) in cached.items():
             model.adopt_states(text, states)
-        for text in missing if cache.enabled else ():
+        for text in missing if cache.enabled else ():  # token_states copies: only when kept
             cache.put(namespace, text, model.token_states(text))
         encoded += len(missing)
         members = set(block.texts)
@@ -111,12 +119,11 @@ def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
     key = engine.key
     embedder: Any = runtime.embedder(key.name)
     info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES), dim=int(embedder.dim))
-    namespace = _namespace(runtime, key) if cache.enabled else ""
+    namespace = _namespace(cache, runtime, key)
     values: dict[str, np.ndarray] = {}
     encoded = 0
     for block in _owned(engine, shard):
-        cached = cache.get_many(namespace, block.texts, lambda _, v: embedder.fits(v)) if cache.enabled else {}
-        missing = [t for t in block.texts if t not in cached]
+        cached, missing = _split(cache, namespace, block.texts, lambda _, v: embedder.fits(v))
         vectors = embedder.encode_block(missing)
         encoded += len(missing)
         for text, vector in zip(missing, vectors, strict=True):
@@ -133,13 +140,12 @@ def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: 
     classifier: Any = runtime.classifier(key.name)
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(classifier.max_tokens),
                       id2label=tuple(sorted(classifier.id2label.items())))
-    namespace = _namespace(runtime, key, "softmax windows", classifier.max_tokens) if cache.enabled else ""
+    namespace = _namespace(cache, runtime, key, "softmax windows", classifier.max_tokens)
     values: dict[str, np.ndarray] = {}
     flags: dict[str, bool] = {}
     encoded = 0
     for block in _owned(engine, shard):
-        cached = cache.get_many(namespace, block.texts, classifier.fits) if cache.enabled else {}
-        missing = [t for t in block.texts if t not in cached]
+        cached, missing = _split(cache, namespace, block.texts, lambda t, v: classifier.fits(t, v))
         classifier.classify_block(missing)
         encoded += len(missing)
         for text, (probs, windowed) in cached.items():
