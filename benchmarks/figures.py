@@ -110,10 +110,14 @@ def render(result: dict) -> str:
                                                                for e, v in pr['engines'].items()))
     lines.append("")
     lb = result["lower_bound"]
-    lines.append("lower bound (unique tokens x forward FLOPs / measured fp32 matmul FLOP/s):")
+    gate_engines = engine_seconds(result["runs"].get("c", {}).get("runtime"))
+    lines.append("lower bound (unique tokens x forward FLOPs / measured fp32 matmul FLOP/s), and the gate's cold "
+                 "model time per engine:")
     for b in lb["engines"]:
+        spent = gate_engines.get(b["engine"])
         lines.append(f"  {b['engine']:12} {b['texts']:>7} texts {b['tokens']:>10} tokens {b['gflop']:>10.1f} GFLOP "
-                     f"@ {b['flops_per_s'] / 1e9:6.1f} GFLOP/s = {b['seconds']:8.2f} s")
+                     f"@ {b['flops_per_s'] / 1e9:6.1f} GFLOP/s = {b['seconds']:8.2f} s; gate {fmt(spent)} s "
+                     f"({fx(ratio(spent, b['seconds']))})")
     lines.append(f"  total {fmt(lb['seconds'])} s; gate model time {fmt(lb['model_seconds'])} s: "
                  f"model time / lower bound {fx(lb['ratio'])}")
     lines.append(f"  warm PR: new texts only {fmt(lb['warm_seconds'])} s; gate warm model time "
@@ -125,7 +129,7 @@ def render(result: dict) -> str:
 
     lines.append(f"  gate runtime (report.json): device {value('device')}, dtype {value('dtype')}, threads "
                  f"{value('threads')}, encoded {value('encoded', 'texts')} texts / {value('encoded', 'tokens')} tokens "
-                 f"({value('encoded', 'padded_positions')} positions with padding, BERTScore + classifier); warm cache "
+                 f"({value('encoded', 'padded_positions')} positions with padding); warm cache "
                  + _cache(result["runs"].get("d", {}).get("runtime")))
     lines.append("")
     lines.append("agreement (max |gate - reference|, tolerance 1e-4; items the gate windowed are left out):")
@@ -140,6 +144,14 @@ def render(result: dict) -> str:
     for t in result["targets"]:
         lines.append(f"  {t['status']:4}  {t['target']:34} {fmt(t['value'])} (needs {t['op']} {t['limit']})")
     return "\n".join(lines)
+
+
+def engine_seconds(runtime) -> dict[str, float]:
+    """Model seconds per engine kind from report.json's `runtime.engines` (empty when the gate lacks it)."""
+    spent: dict[str, float] = {}
+    for engine in get(runtime, "engines") or ():
+        spent[engine["kind"]] = spent.get(engine["kind"], 0.0) + float(engine["model_seconds"])
+    return spent
 
 
 def _cache(runtime) -> str:

@@ -72,7 +72,12 @@ class Precision(str, Enum):
 class RuntimeConfig(StrictModel):
     device: Device = Device.AUTO
     precision: Precision = Precision.AUTO
-    batch_size: PositiveInt = 64
+    batch_size: PositiveInt = Field(64, description="Most texts (or windows) in one forward batch.")
+    batch_tokens: PositiveInt | None = Field(
+        None, description="Most token positions, padding included, in one forward batch. Default: on CPU "
+        "about a million hidden values per batch (2,730 positions for a 384-wide model, 1,365 for a 768-wide "
+        "one), the size that ran fastest; on CUDA only batch_size limits a batch.",
+    )
     cache_dir: str = Field(".gate-cache", description="Model and score cache, relative to the working directory.")
     cache: bool = Field(
         True,

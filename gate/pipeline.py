@@ -101,7 +101,8 @@ def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir:
     with_models = [s for s in loaded if get_scorer(s.config.kind).model_roles]
     score(with_models, config, recorder, base_dir, judge=_planning_judge)
     batch_size = config.runtime.batch_size
-    return build_plan(recorder.requests, block_texts or block_texts_for(batch_size), batch_size)
+    return build_plan(recorder.requests, block_texts or block_texts_for(batch_size), batch_size,
+                      config.runtime.batch_tokens)
 
 
 def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
@@ -127,7 +128,7 @@ def model_work_summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultSt
         return None
     from gate.runtime.work import summary
 
-    return summary(runtime, cache, sum(e.encoded for e in store.engines))
+    return summary(runtime, cache, store)
 
 
 def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,

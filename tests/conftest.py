@@ -38,8 +38,9 @@ class FakeRuntime:
 
     def __init__(self, scores: dict[tuple[str, str], tuple[float, float, float]] | None = None,
                  probabilities: dict[str, float] | None = None, vectors: dict[str, list[float]] | None = None,
-                 id2label: dict[int, str] | None = None):
+                 id2label: dict[int, str] | None = None, truncated: set[str] | None = None):
         self.scores = scores or {}
+        self.truncated = truncated or set()  # texts the embedder "cut" at its 256-token limit
         self.probabilities = probabilities or {}  # text -> P(stereotype); unknown texts 0.5
         self.vectors = vectors or {}  # text -> embedding; unknown texts [1, 0]
         self.id2label = id2label or {0: "Non-Stereotype", 1: "Stereotype"}
@@ -71,7 +72,7 @@ class FakeRuntime:
 
     def embed(self, model: str, texts) -> Embeddings:
         return Embeddings(np.array([self.vectors.get(t, [1.0, 0.0]) for t in texts], dtype=float),
-                          Fingerprint(model=model, weights="fake"))
+                          Fingerprint(model=model, weights="fake"), tuple(t in self.truncated for t in texts), 256)
 
     def classifier_labels(self, model: str) -> ClassifierLabels:
         return ClassifierLabels(tuple(sorted(self.id2label.items())), Fingerprint(model=model, weights="fake"))

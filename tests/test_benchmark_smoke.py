@@ -55,3 +55,19 @@ def test_workload_is_deterministic_and_the_pr_changes_one_model_per_suite(tmp_pa
     assert [r["retrieved_ids"] for r in before] == [r["retrieved_ids"] for r in after]  # only answers change
     assert all(a["actual_answer"] != b["actual_answer"] for a, b in zip(before, after, strict=True))
     assert _load(second)["stability"].records
+
+
+def test_figures_split_model_time_by_engine_and_pass_targets_on_their_bounds():
+    import figures
+
+    runtime = {"engines": [{"kind": "bertscore", "model": "m", "layer": 6, "model_seconds": 2.0},
+                           {"kind": "embedding", "model": "m", "model_seconds": 28.5},
+                           {"kind": "embedding", "model": "other", "model_seconds": 1.5}]}
+    assert figures.engine_seconds(runtime) == {"bertscore": 2.0, "embedding": 30.0}
+    assert figures.engine_seconds({"model_seconds": 3.0}) == {} == figures.engine_seconds(None)  # older gates
+    runs = {"a": {"seconds": 300.0, "ok": True}, "b": {"seconds": 100.0, "ok": True},
+            "c": {"seconds": 60.0, "ok": True, "peak_rss_bytes": 2**30}, "d": {"seconds": 31.0, "ok": True}}
+    status = {t["target"]: t["status"] for t in figures.targets(runs, 70.0, 48.0)}
+    assert status == {"cold >= 3x faster than (a)": "PASS", "cold no slower than (b)": "PASS",
+                      "warm >= 10x faster than (a)": "FAIL", "model time <= 1.5x lower bound": "PASS",
+                      "peak RSS of (c) <= 2 GiB": "PASS"}

@@ -73,6 +73,19 @@ class Embeddings:
 
     vectors: object  # numpy array (n, dim), float32
     fingerprint: Fingerprint
+    # True where the text exceeded the model's token limit and only its first `max_tokens` tokens were embedded
+    # (sentence-transformers truncates, as the seeds' scripts do); empty when unknown
+    truncated: tuple[bool, ...] = ()
+    max_tokens: int = 0
+
+    def truncation_note(self, what: str) -> str | None:
+        """A report note saying how many of the texts (`what`: "responses") were cut at the limit; None if none."""
+        count = sum(self.truncated)
+        if not count:
+            return None
+        return (f"{count} of {len(self.truncated)} {what} exceed the embedding model's {self.max_tokens}-token "
+                f"limit; their embeddings come from their first {self.max_tokens} tokens (sentence-transformers "
+                "truncates, as the seeds' scripts do).")
 
 
 @dataclass(frozen=True)
@@ -116,6 +129,24 @@ class ModelRuntime(Protocol):
 
 
 @dataclass(frozen=True)
+class EngineCost:
+    """One model engine's share of a run's model work."""
+
+    kind: str  # bertscore | embedding | classifier
+    model: str
+    layer: int | None
+    seconds: float
+    texts: int  # texts encoded (cache misses)
+    tokens: int
+    padded_positions: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "model": self.model, **({"layer": self.layer} if self.layer is not None else {}),
+                "model_seconds": round(self.seconds, 3), "texts": self.texts, "tokens": self.tokens,
+                "padded_positions": self.padded_positions}
+
+
+@dataclass(frozen=True)
 class RuntimeSummary:
     """What a run's model work cost: report.json `runtime`, the report's footer, the benchmark."""
 
@@ -125,7 +156,8 @@ class RuntimeSummary:
     model_seconds: float  # in model forward passes
     encoded_texts: int  # texts forwarded (cache misses)
     encoded_tokens: int
-    padded_positions: int  # positions forwarded, padding included (BERTScore and classifier)
+    padded_positions: int  # positions forwarded, padding included
+    engines: tuple[EngineCost, ...] = ()
     cache: dict[str, object] = field(default_factory=dict)  # hits, misses, written, rejected, evicted, size_bytes
     notes: tuple[str, ...] = ()
 
@@ -134,4 +166,5 @@ class RuntimeSummary:
                 "model_seconds": round(self.model_seconds, 3),
                 "encoded": {"texts": self.encoded_texts, "tokens": self.encoded_tokens,
                             "padded_positions": self.padded_positions},
+                "engines": [e.to_dict() for e in self.engines],
                 "cache": dict(self.cache)}

@@ -37,7 +37,7 @@ import torch
 from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
-from gate.runtime import tokens
+from gate.runtime import batching, tokens
 from gate.runtime.progress import model_progress
 
 
@@ -111,13 +111,19 @@ def _find_layers(model) -> tuple[int, object]:
     raise ModelUnavailable(f"BERTScore does not support the architecture {type(model).__name__}")
 
 
+def _width(config) -> int | None:
+    return getattr(config, "hidden_size", None) or getattr(config, "d_model", None)
+
+
 class BertScoreEngine:
     """Token states memoized per unique text for the engine's lifetime; see the module docstring."""
 
-    def __init__(self, tokenizer, model, *, layer: int, num_layers: int, device: str, batch_size: int):
+    def __init__(self, tokenizer, model, *, layer: int, num_layers: int, device: str, batch_size: int,
+                 batch_tokens: int | None = None):
         self.tokenizer, self.model, self.layer, self.num_layers = tokenizer, model, layer, num_layers
         self.max_tokens = tokens.max_tokens(tokenizer, model.config)
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
+        self.max_positions = batching.position_budget(batch_tokens, self.device.type, _width(model.config))
         self._kwargs = {"verbose": False}
         if isinstance(tokenizer, _PREFIX_SPACE):
             self._kwargs["add_prefix_space"] = True
@@ -128,11 +134,12 @@ class BertScoreEngine:
         self._ids: dict[str, tuple[int, ...]] = {}
         self._states: dict[tuple[int, ...], torch.Tensor] = {}  # all ids -> (L, D) float32 on CPU
         self._zero_weight = {t for t in (tokenizer.cls_token_id, tokenizer.sep_token_id) if t is not None}
-        self.meter = tokens.ForwardMeter()
+        self.meter = batching.ForwardMeter()
 
     @classmethod
     def load(
-        cls, model_dir: str, *, layer: int, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
+        cls, model_dir: str, *, layer: int, device: str = "cpu", dtype: str = "float32", batch_size: int = 64,
+        batch_tokens: int | None = None,
     ) -> BertScoreEngine:
         torch_dtype = tokens.torch_dtype(dtype, "BERTScore model")
         try:
@@ -161,7 +168,8 @@ class BertScoreEngine:
             )
         keep_first(layer)
         model.to(device=device, dtype=torch_dtype)
-        return cls(tokenizer, model, layer=layer, num_layers=total, device=device, batch_size=batch_size)
+        return cls(tokenizer, model, layer=layer, num_layers=total, device=device, batch_size=batch_size,
+                   batch_tokens=batch_tokens)
 
     def _content_ids(self, text: str) -> tuple[int, ...]:
         text = text.strip()
@@ -204,7 +212,7 @@ class BertScoreEngine:
 
     def fits(self, text: str, states: np.ndarray) -> bool:
         """Whether cached `states` can be `text`'s: one row per token, the model's width."""
-        width = getattr(self.model.config, "hidden_size", None) or getattr(self.model.config, "d_model", None)
+        width = _width(self.model.config)
         return states.ndim == 2 and states.shape[0] == len(self.token_ids(text)) and (
             width is None or states.shape[1] == width)
 
@@ -218,7 +226,8 @@ class BertScoreEngine:
         for ids in todo:
             windows = [w for _, w in self._windows(ids)] if len(ids) > self.max_tokens else [ids]
             sequences.update(dict.fromkeys(windows))
-        batches = tokens.padded_batches(sequences, self.batch_size, self.tokenizer.pad_token_id or 0)
+        batches = tokens.padded_batches(sequences, self.batch_size, self.tokenizer.pad_token_id or 0,
+                                        self.max_positions)
         with model_progress("BERTScore: encoding", total=len(batches)) as bar, torch.inference_mode():
             for batch, input_ids, mask in batches:
                 start = time.perf_counter()

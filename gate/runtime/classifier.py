@@ -31,7 +31,7 @@ import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from gate.errors import ModelUnavailable
-from gate.runtime import tokens
+from gate.runtime import batching, tokens
 from gate.runtime.progress import model_progress
 
 _FIX = (
@@ -44,9 +44,11 @@ _LOAD_ERRORS = (OSError, ValueError, KeyError, TypeError)
 class SequenceClassifier:
     """Softmax probabilities memoised per unique text for the classifier's lifetime; see the module docstring."""
 
-    def __init__(self, tokenizer, model, *, device: str = "cpu", batch_size: int = 64):
+    def __init__(self, tokenizer, model, *, device: str = "cpu", batch_size: int = 64, batch_tokens: int | None = None):
         self.tokenizer, self.model = tokenizer, model
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
+        self.max_positions = batching.position_budget(batch_tokens, self.device.type,
+                                                    getattr(model.config, "hidden_size", None))
         self.id2label: dict[int, str] = {int(k): str(v) for k, v in model.config.id2label.items()}
         self.max_tokens = tokens.max_tokens(tokenizer, model.config)
         self._prefix, self._suffix = tokens.special_template(self._encode, "classifier")
@@ -55,11 +57,12 @@ class SequenceClassifier:
             raise ModelUnavailable(f"the classifier's limit of {self.max_tokens} tokens leaves no room for text")
         self._sequences: dict[tuple[int, ...], np.ndarray] = {}  # forwarded ids -> softmax (labels,) float32
         self._texts: dict[str, tuple[np.ndarray, bool]] = {}  # text -> (softmax per window, windowed)
-        self.meter = tokens.ForwardMeter()
+        self.meter = batching.ForwardMeter()
 
     @classmethod
     def load(
-        cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64
+        cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64,
+        batch_tokens: int | None = None,
     ) -> SequenceClassifier:
         torch_dtype = tokens.torch_dtype(dtype, "Stereotype classifier")
         if not Path(model_dir).is_dir():
@@ -78,7 +81,7 @@ class SequenceClassifier:
                 fix=_FIX,
             )
         model.eval().to(device=device, dtype=torch_dtype)
-        return cls(tokenizer, model, device=device, batch_size=batch_size)
+        return cls(tokenizer, model, device=device, batch_size=batch_size, batch_tokens=batch_tokens)
 
     def _encode(self, text: str, special: bool = True) -> tuple[int, ...]:
         ids = self.tokenizer(text, add_special_tokens=special, truncation=False, verbose=False)["input_ids"]
@@ -132,7 +135,7 @@ class SequenceClassifier:
     def _classify(self, texts: Sequence[str]) -> None:
         plans = {t: self.windows(t) for t in dict.fromkeys(texts) if t not in self._texts}
         pending = dict.fromkeys(s for seqs in plans.values() for s in seqs if s not in self._sequences)
-        batches = tokens.padded_batches(pending, self.batch_size, self.tokenizer.pad_token_id or 0)
+        batches = tokens.padded_batches(pending, self.batch_size, self.tokenizer.pad_token_id or 0, self.max_positions)
         with model_progress("Classifying", total=len(batches)) as bar, torch.inference_mode():
             for batch, input_ids, mask in batches:
                 start = time.perf_counter()

@@ -40,7 +40,7 @@ from gate.runtime.api import (
     Fingerprint,
 )
 
-PLAN_VERSION = 2
+PLAN_VERSION = 3  # 3: batches also capped by padded positions (runtime.batch_tokens)
 BLOCK_BATCHES = 4  # a block holds about this many batches: small enough to balance shards, big enough to batch well
 PLACEHOLDER_DIM = 8  # scorers only take cosines of embeddings, so any dimension serves the planning pass
 BERTSCORE, EMBEDDING, CLASSIFIER = "bertscore", "embedding", "classifier"
@@ -193,9 +193,11 @@ class WorkPlan:
     batch_size: int  # runtime.batch_size: how a block is cut into batches, so part of the digest
     total_blocks: int
     digest: str  # sha256 over everything that decides what is computed with which batch mates
+    batch_tokens: int | None = None  # runtime.batch_tokens (None: by device and model width), part of the digest
 
 
-def build_plan(requests: Iterable[Request], block_texts: int, batch_size: int) -> WorkPlan:
+def build_plan(requests: Iterable[Request], block_texts: int, batch_size: int,
+               batch_tokens: int | None = None) -> WorkPlan:
     if block_texts < 1 or batch_size < 1:
         raise ValueError(f"block_texts and batch_size must be at least 1, got {block_texts} and {batch_size}")
     by_engine: dict[EngineKey, list[Request]] = {}
@@ -208,7 +210,8 @@ def build_plan(requests: Iterable[Request], block_texts: int, batch_size: int) -
         blocks = _pack(texts, [p for c in calls for p in c.pairs], block_texts, number)
         number += len(blocks)
         engines.append(EnginePlan(key, texts, blocks, calls))
-    return WorkPlan(tuple(engines), block_texts, batch_size, number, _digest(engines, batch_size))
+    return WorkPlan(tuple(engines), block_texts, batch_size, number, _digest(engines, batch_size, batch_tokens),
+                    batch_tokens)
 
 
 def _calls(key: EngineKey, requests: Sequence[Request]) -> tuple[PairCall, ...]:
@@ -259,7 +262,7 @@ def _pack(texts: Sequence[str], pairs: Sequence[tuple[str, str]], block_texts: i
     return tuple(Block(first + b, tuple(ts)) for b, ts in sorted(members.items()))
 
 
-def _digest(engines: Sequence[EnginePlan], batch_size: int) -> str:
+def _digest(engines: Sequence[EnginePlan], batch_size: int, batch_tokens: int | None) -> str:
     def text_hash(t: str) -> str:
         return hashlib.sha256(json.dumps(t).encode("ascii")).hexdigest()
 
@@ -272,6 +275,7 @@ def _digest(engines: Sequence[EnginePlan], batch_size: int) -> str:
             "blocks": [[b.number, [index[t] for t in b.texts]] for b in engine.blocks],
             "calls": [[c.idf_digest, [[index[a], index[b]] for a, b in c.pairs]] for c in engine.calls],
         })
-    payload = json.dumps({"plan": PLAN_VERSION, "batch_size": batch_size, "engines": described},
+    payload = json.dumps({"plan": PLAN_VERSION, "batch_size": batch_size, "batch_tokens": batch_tokens,
+                          "engines": described},
                          sort_keys=True).encode("ascii")
     return hashlib.sha256(payload).hexdigest()

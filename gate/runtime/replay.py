@@ -33,9 +33,11 @@ class StoreRuntime:
     def embed(self, model: str, texts: Sequence[str]) -> Embeddings:
         engine = self._engine(EngineKey(EMBEDDING, model))
         if not texts:
-            return Embeddings(np.zeros((0, engine.info.dim), dtype=np.float32), engine.info.fingerprint)
+            return Embeddings(np.zeros((0, engine.info.dim), dtype=np.float32), engine.info.fingerprint, (),
+                              engine.info.max_tokens)
         vectors = np.stack([self._value(engine, t) for t in texts]).astype(np.float32, copy=False)
-        return Embeddings(vectors, engine.info.fingerprint)
+        truncated = tuple(engine.flags[entry_key(engine.info.key, t)] for t in texts)
+        return Embeddings(vectors, engine.info.fingerprint, truncated, engine.info.max_tokens)
 
     def classifier_labels(self, model: str) -> ClassifierLabels:
         engine = self._engine(EngineKey(CLASSIFIER, model))

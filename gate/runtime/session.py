@@ -54,6 +54,14 @@ class TorchRuntime:
     def loaded_engines(self) -> list[Any]:
         return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values()]
 
+    def meter(self, kind: str, model: str, layer: int | None = None) -> Any:
+        """The forward meter of the loaded engine of `kind` ("bertscore", "embedding", "classifier") for `model`,
+        None when that engine was never loaded."""
+        path = self.resolve(model).path
+        loaded = {"bertscore": self._bertscore.get((path, layer)), "embedding": self._embedders.get(path),
+                  "classifier": self._classifiers.get(path)}.get(kind)
+        return getattr(loaded, "meter", None)
+
     def resolve(self, name: str) -> models.ResolvedModel:
         if name not in self._resolved:
             self._resolved[name] = models.resolve(name, base_dir=self.base_dir, cache_dir=self.cache_dir,
@@ -72,7 +80,8 @@ class TorchRuntime:
             choice = self.device
             try:
                 engine = bertscore.BertScoreEngine.load(str(resolved.path), layer=layer, device=choice.device,
-                                                        dtype=choice.dtype, batch_size=self.config.batch_size)
+                                                        dtype=choice.dtype, batch_size=self.config.batch_size,
+                                                        batch_tokens=self.config.batch_tokens)
                 integrity.require_vocabulary(engine, "BERTScore")
             except ConfigError:
                 raise
@@ -91,7 +100,10 @@ class TorchRuntime:
     # ------------------------------------------------------------ embeddings and classifiers
 
     def embed(self, model: str, texts: Sequence[str]) -> Embeddings:
-        return Embeddings(self.embedder(model).encode(list(texts)), self.fingerprint(model, EMBEDDING_LIBRARIES))
+        embedder = self.embedder(model)
+        vectors = embedder.encode(list(texts))
+        return Embeddings(vectors, self.fingerprint(model, EMBEDDING_LIBRARIES),
+                          tuple(embedder.truncated(t) for t in texts), int(embedder.max_tokens))
 
     def declared_labels(self, model: str) -> ClassifierLabels:
         """The classifier's labels from its config.json, without loading it (the planning pass needs only these)."""
@@ -139,7 +151,7 @@ class TorchRuntime:
             choice = self.device
             try:
                 engine = loader(str(resolved.path), device=choice.device, dtype=choice.dtype,
-                                batch_size=self.config.batch_size)
+                                batch_size=self.config.batch_size, batch_tokens=self.config.batch_tokens)
                 integrity.require_vocabulary(engine, role)
             except ConfigError:
                 raise

@@ -36,7 +36,7 @@ class EngineInfo:
 
     key: EngineKey
     fingerprint: Fingerprint  # as `TorchRuntime.fingerprint` gives it for the model
-    max_tokens: int = 0  # BERTScore, classifier
+    max_tokens: int = 0  # BERTScore and classifier: over it, windows; embedder: over it, truncation
     dim: int = 0  # embedder
     id2label: tuple[tuple[int, str], ...] = ()  # classifier
 
@@ -45,7 +45,7 @@ class EngineInfo:
 class EngineResults:
     info: EngineInfo
     values: Mapping[str, np.ndarray]  # entry key -> vector (dim,) | softmax (windows, labels) | P/R/F (3,)
-    flags: Mapping[str, bool]  # entry key -> windowed (always False for embeddings)
+    flags: Mapping[str, bool]  # entry key -> windowed (BERTScore, classifier) or truncated (embeddings)
     encoded: int  # texts this store encoded for the engine
 
 

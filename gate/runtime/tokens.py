@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 import torch
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
+from gate.runtime.batching import NO_LIMIT, budget_batches
 
 DTYPES = {
     **dict.fromkeys(("float32", "fp32"), torch.float32),
@@ -20,7 +21,6 @@ POSITION_OFFSET_TYPES = frozenset(
     "roberta xlm-roberta xlm-roberta-xl camembert longformer roberta-prelayernorm data2vec-text mpnet "
     "ibert xmod luke".split()
 )
-NO_LIMIT = 10**9
 Ids = tuple[int, ...]
 
 
@@ -60,32 +60,17 @@ def windows(ids: Ids, prefix: Ids, suffix: Ids, width: int) -> list[tuple[int, I
     return [(start, prefix + content[start : start + width] + suffix) for start in starts]
 
 
-def padded_batches(sequences: Iterable[Ids], batch_size: int,
-                   pad_id: int) -> list[tuple[Sequence[Ids], torch.Tensor, torch.Tensor]]:
-    """(sequences, input_ids, attention_mask) batches, longest first, so padding stays small."""
+def padded_batches(sequences: Iterable[Ids], batch_size: int, pad_id: int,
+                   max_positions: int = NO_LIMIT) -> list[tuple[Sequence[Ids], torch.Tensor, torch.Tensor]]:
+    """(sequences, input_ids, attention_mask) batches, longest first, so padding stays small; each holds at
+    most `batch_size` sequences and `max_positions` padded positions (`batching.position_budget`)."""
     order = sorted(dict.fromkeys(sequences), key=len, reverse=True)
     batches = []
-    for start in range(0, len(order), batch_size):
-        batch = order[start : start + batch_size]
+    for rows in budget_batches([len(s) for s in order], batch_size, max_positions):
+        batch = order[rows.start : rows.stop]
         input_ids = torch.full((len(batch), len(batch[0])), pad_id, dtype=torch.long)
         mask = torch.zeros_like(input_ids)
         for row, seq in enumerate(batch):
             input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq, dtype=torch.long), 1
         batches.append((batch, input_ids, mask))
     return batches
-
-
-class ForwardMeter:
-    """Model time and tokens of an engine's forward passes (the benchmark's and the report's model time)."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self.tokens = 0  # real tokens forwarded
-        self.positions = 0  # positions forwarded, padding included
-        self.sequences = 0
-
-    def add(self, seconds: float, mask: torch.Tensor) -> None:
-        self.seconds += seconds
-        self.tokens += int(mask.sum())
-        self.positions += int(mask.numel())
-        self.sequences += int(mask.shape[0])

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gate.runtime import models
-from gate.runtime.api import BertScoreSpec, RuntimeSummary
+from gate.runtime.api import BertScoreSpec, EngineCost, RuntimeSummary
 from gate.runtime.cache import ArrayCache
 from gate.runtime.plan import BERTSCORE, CLASSIFIER, EMBEDDING, EnginePlan, Shard, WorkPlan, entry_key
 from gate.runtime.session import EMBEDDING_LIBRARIES, TorchRuntime
@@ -31,8 +31,9 @@ def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None,
     """The results of the blocks `shard` owns (all blocks without a shard), reusing `cache`'s entries."""
     shard = shard or Shard(1, 1)
     cache = cache or ArrayCache(None, 0)
-    if runtime.config.batch_size != plan.batch_size:
-        raise ValueError(f"the plan is for batches of {plan.batch_size}, the runtime's are {runtime.config.batch_size}")
+    wanted, have = (plan.batch_size, plan.batch_tokens), (runtime.config.batch_size, runtime.config.batch_tokens)
+    if wanted != have:
+        raise ValueError(f"the plan is for batches of (texts, positions) {wanted}, the runtime's are {have}")
     # Every shard loads every engine: its fingerprint and limits are checked against the other shards'.
     engines = tuple(_RUNNERS[engine.key.kind](engine, runtime, shard, cache) for engine in plan.engines)
     blocks = tuple(b for b in range(plan.total_blocks) if shard.owns(b))
@@ -50,17 +51,24 @@ def environment(runtime: TorchRuntime) -> dict[str, str]:
     return {"device": choice.device, "dtype": choice.dtype, "kernels": str(kernels)}
 
 
-def summary(runtime: TorchRuntime, cache: ArrayCache, encoded: int) -> RuntimeSummary:
+def summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> RuntimeSummary:
     """The model work's cost, from the engines' meters; ends the run's use of the cache (size cap)."""
-    meters = [e.meter for e in runtime.loaded_engines() if hasattr(e, "meter")]
-    embedders = [e for e in runtime.loaded_engines() if not hasattr(e, "meter")]
+    costs, meters = [], {}
+    for results in store.engines:
+        key = results.info.key
+        meter = runtime.meter(key.kind, key.name, key.layer)
+        if meter is None:
+            continue
+        meters[id(meter)] = meter  # two names of one model directory share an engine: count it once
+        costs.append(EngineCost(kind=key.kind, model=key.name, layer=key.layer, seconds=meter.seconds,
+                                texts=results.encoded, tokens=meter.tokens, padded_positions=meter.positions))
     stats = cache.finish()
     choice = runtime.device
     return RuntimeSummary(
         device=choice.device, dtype=choice.dtype, threads=runtime.threads,
-        model_seconds=sum(m.seconds for m in meters) + sum(e.seconds for e in embedders),
-        encoded_texts=encoded, encoded_tokens=sum(m.tokens for m in meters) + sum(e.tokens for e in embedders),
-        padded_positions=sum(m.positions for m in meters),
+        model_seconds=sum(m.seconds for m in meters.values()), encoded_texts=sum(e.encoded for e in store.engines),
+        encoded_tokens=sum(m.tokens for m in meters.values()),
+        padded_positions=sum(m.positions for m in meters.values()), engines=tuple(costs),
         cache={"enabled": cache.enabled, **stats.to_dict()}, notes=stats.notes)
 
 
@@ -118,21 +126,25 @@ def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
 def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
     key = engine.key
     embedder: Any = runtime.embedder(key.name)
-    info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES), dim=int(embedder.dim))
-    namespace = _namespace(cache, runtime, key)
+    info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES), dim=int(embedder.dim),
+                      max_tokens=int(embedder.max_tokens))
+    namespace = _namespace(cache, runtime, key, "truncation flags", embedder.max_tokens)
     values: dict[str, np.ndarray] = {}
+    flags: dict[str, bool] = {}
     encoded = 0
     for block in _owned(engine, shard):
         cached, missing = _split(cache, namespace, block.texts, lambda _, v: embedder.fits(v))
-        vectors = embedder.encode_block(missing)
+        fresh = dict(zip(missing, embedder.encode_block(missing), strict=True))
         encoded += len(missing)
-        for text, vector in zip(missing, vectors, strict=True):
-            values[entry_key(key, text)] = np.asarray(vector, dtype=np.float32)
-            cache.put(namespace, text, values[entry_key(key, text)])
-        for text, (vector, _) in cached.items():
-            embedder.adopt(text, vector)
-            values[entry_key(key, text)] = np.asarray(vector, dtype=np.float32)
-    return EngineResults(info, values, dict.fromkeys(values, False), encoded)
+        for text, (vector, truncated) in cached.items():
+            embedder.adopt(text, vector, truncated)
+        for text in block.texts:
+            entry = entry_key(key, text)
+            values[entry] = np.asarray(fresh[text] if text in fresh else cached[text][0], dtype=np.float32)
+            flags[entry] = embedder.truncated(text)
+            if text in fresh:
+                cache.put(namespace, text, values[entry], flags[entry])
+    return EngineResults(info, values, flags, encoded)
 
 
 def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:

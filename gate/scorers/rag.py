@@ -59,11 +59,12 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     embedding = suite.embedding or context.gate.models.embedding
     texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
     fingerprint = {"embedding": None, "k": suite.k, "faithfulness_threshold": suite.faithfulness_threshold}
-    lookup = {}
+    lookup, truncation = {}, None
     if texts:
         embedded = context.runtime.embed(embedding, texts)
         lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
         fingerprint["embedding"] = embedded.fingerprint.to_dict()
+        truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
     judged, judge_note, not_judged = _judge(suite, records, context)
     values: list[dict[str, float | None]] = []
     for index, (_, record) in enumerate(records):
@@ -93,7 +94,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         metrics = rag_compare.comparison_metrics(rows)
         groups.append(GroupResult("comparison", key, metrics, len(rows)))
         gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
-    notes = [judge_note] if judge_note else []
+    notes = [n for n in (judge_note, truncation) if n]
     for (_, system), (_, _, summary) in summaries.items():
         if summary["left_out"]:
             notes.append(f"{system}: the overall score leaves out {', '.join(summary['left_out'])} (unmeasured) "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -44,10 +44,14 @@ def _rouge():
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 
 
+# The text metrics are pure and slow (ROUGE-L's LCS is quadratic in Python), and a run asks for each pair
+# twice: in the planning pass (gate.pipeline.plan_model_work) and when scoring. Memoised for the process.
+@cache
 def rouge_l(answer: str, expected: str) -> float:
     return float(_rouge().score(expected, answer)["rougeL"].fmeasure)
 
 
+@cache
 def sentence_bleu(answer: str, expected: str) -> float:
     import sacrebleu
 

@@ -84,6 +84,9 @@ def score_stability(name: str, suite: StabilitySuiteConfig, data: StabilityData,
     partial = sum(1 for q in questions if q.probability_source.startswith("partial"))
     if partial:
         notes.append(f"{partial} question(s) have probabilities for only some responses; P is their mean.")
+    truncation = embedded.truncation_note("responses")
+    if truncation:
+        notes.append(truncation)
     suite_metrics, gaps = _aggregate((), questions)
     return SuiteResult(
         name=name, kind="stability", metrics=suite_metrics, groups=groups,

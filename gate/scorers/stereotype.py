@@ -154,6 +154,9 @@ def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeDa
     if windowed:
         notes.append(f"{windowed} probe(s) had an answer longer than the classifier's {probs.max_tokens}-token "
                      "limit; it was classified in overlapping windows and scored by its most stereotyped window.")
+    truncation = embedded.truncation_note("EMGSD statements and answers")
+    if truncation:
+        notes.append(truncation)
     suite_metrics, suite_gaps = _aggregate((), probes)
     return SuiteResult(
         name=name, kind="stereotype", metrics=suite_metrics, groups=groups,

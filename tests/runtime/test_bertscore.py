@@ -142,6 +142,9 @@ def test_equals_bert_score_with_other_batching(minilm_path, patched_bert_score):
     theirs = patched_bert_score(CANDS, REFS, model_type=minilm_path, num_layers=6)
     engine = BertScoreEngine.load(minilm_path, layer=6, batch_size=3)
     _assert_close("plain, batch 3", engine.score(CANDS, REFS), theirs)
+    budgeted = BertScoreEngine.load(minilm_path, layer=6, batch_tokens=24)  # a few short texts per batch
+    _assert_close("plain, 24 positions", budgeted.score(CANDS, REFS), theirs)
+    assert budgeted.meter.sequences == len(set(CANDS + REFS)) and budgeted.meter.positions > budgeted.meter.tokens
 
 
 def test_equals_bert_score_with_idf(minilm, minilm_path, patched_bert_score):

@@ -46,7 +46,7 @@ def run(models, candidates, cache_dir, precision=Precision.AUTO):
     cache = ArrayCache(cache_dir, 2**30)
     spec, references, plan = workload(models, candidates, runtime)
     store = execute(plan, runtime, None, cache)
-    work = summary(runtime, cache, sum(e.encoded for e in store.engines))
+    work = summary(runtime, cache, store)
     replay = StoreRuntime(store)
     values = (replay.bertscore(spec, candidates, references).f1, replay.embed(MINILM, candidates).vectors,
               replay.classify(models[1], candidates, 1).probability)
@@ -91,3 +91,37 @@ def test_corrupt_entries_are_recomputed_not_trusted(models, tmp_path):
     assert work.cache["rejected"] > 0 and work.encoded_texts == work.cache["rejected"]
     np.testing.assert_allclose(warm[0], cold[0], atol=1e-5)
     np.testing.assert_allclose(warm[2], cold[2], atol=1e-5)
+
+
+def test_summary_splits_the_cost_by_engine(models, tmp_path):
+    _, work = run(models, CANDIDATES, tmp_path)
+    by_kind = {e.kind: e for e in work.engines}
+    assert sorted(by_kind) == ["bertscore", "classifier", "embedding"]
+    assert (by_kind["bertscore"].texts, by_kind["embedding"].texts, by_kind["classifier"].texts) == (24, 24, 12)
+    assert by_kind["bertscore"].layer == 2 and by_kind["embedding"].model == MINILM
+    assert all(e.seconds > 0 and 0 < e.tokens <= e.padded_positions for e in work.engines)
+    assert work.model_seconds == pytest.approx(sum(e.seconds for e in work.engines))
+    assert work.padded_positions == sum(e.padded_positions for e in work.engines)
+    assert work.to_dict()["engines"][0] == {"kind": "bertscore", "model": models[0], "layer": 2,
+                                            "model_seconds": round(by_kind["bertscore"].seconds, 3), "texts": 24,
+                                            "tokens": by_kind["bertscore"].tokens,
+                                            "padded_positions": by_kind["bertscore"].padded_positions}
+
+
+def test_the_truncation_flag_of_an_embedding_survives_the_cache(models, tmp_path):
+    over = " ".join(FEEDBACK_SENTENCES * 3)  # past MiniLM's 256 tokens
+
+    def embedded(cache_dir):
+        config = RuntimeConfig(cache_dir=str(cache_dir), batch_size=4)
+        runtime = TorchRuntime(config, models[2])
+        recorder = RecordingRuntime(runtime.classifier_labels, resolve_layer)
+        recorder.embed(MINILM, [over, "short"])
+        cache = ArrayCache(cache_dir, 2**30)
+        store = execute(build_plan(recorder.requests, 5, 4), runtime, None, cache)
+        return StoreRuntime(store).embed(MINILM, ["short", over]), summary(runtime, cache, store)
+
+    cold, first = embedded(tmp_path)
+    warm, second = embedded(tmp_path)
+    assert first.encoded_texts == 2 and second.encoded_texts == 0
+    assert cold.truncated == warm.truncated == (False, True) and cold.max_tokens == warm.max_tokens == 256
+    assert np.array_equal(cold.vectors, warm.vectors)

@@ -105,8 +105,8 @@ def test_labels_and_token_limit(classifier, small_dir):
 
 def test_independent_of_batch_size_and_order_and_memoised(albert_dir, classifier):
     reference, _ = classifier.probabilities(TEXTS, 1)
-    for batch_size in (1, 3, 64):
-        fresh = SequenceClassifier.load(albert_dir, batch_size=batch_size)
+    for batch_size, batch_tokens in ((1, None), (3, None), (64, None), (64, 40)):
+        fresh = SequenceClassifier.load(albert_dir, batch_size=batch_size, batch_tokens=batch_tokens)
         backwards, _ = fresh.probabilities(TEXTS[::-1], 1)
         np.testing.assert_allclose(backwards[::-1], reference, atol=TOL, rtol=0)
         # "" and "   " are both [CLS] [SEP]: one forward pass for the two texts.
@@ -115,6 +115,18 @@ def test_independent_of_batch_size_and_order_and_memoised(albert_dir, classifier
         fresh.probabilities(TEXTS, 0)
         fresh.probabilities([*TEXTS, TEXTS[0]], 1)
         assert fresh.encode_count() == unique  # another label and repeats forward nothing
+
+
+def test_forward_batches_keep_within_the_position_budget(albert_dir):
+    fresh = SequenceClassifier.load(albert_dir, batch_size=64, batch_tokens=40)
+    shapes = []
+    original = fresh.model.forward
+    fresh.model.forward = lambda *a, **kw: shapes.append(tuple(kw["attention_mask"].shape)) or original(*a, **kw)
+    fresh.probabilities(TEXTS, 1)
+    assert len(shapes) > 1 and all(rows == 1 or rows * width <= 40 for rows, width in shapes)
+    assert [w for _, w in shapes] == sorted((w for _, w in shapes), reverse=True)  # longest first
+    assert fresh.meter.positions == sum(r * w for r, w in shapes) and fresh.meter.sequences == fresh.encode_count()
+    assert SequenceClassifier.load(albert_dir).max_positions == 2**20 // 32  # CPU default: by model width
 
 
 def test_long_text_is_windowed_and_scored_by_its_most_stereotyped_window(small_dir):

@@ -78,9 +78,38 @@ def test_each_unique_text_is_encoded_once(minilm_path):
     encoded = [t for batch in calls for t in batch]
     assert sorted(encoded) == sorted(set(TEXTS) | {"A new sentence."})  # nothing encoded twice
     assert all(len(b) <= 2 for b in calls)
-    lengths = [len(t) for t in calls[0] + calls[1] + calls[2]]
-    assert lengths == sorted(lengths, reverse=True)  # length-sorted batches
+    lengths = [len(embedder.model.tokenizer(t)["input_ids"]) for t in calls[0] + calls[1] + calls[2]]
+    assert lengths == sorted(lengths, reverse=True)  # batches sorted by token length
     np.testing.assert_array_equal(again[: len(TEXTS)], first[::-1])
+
+
+LONG = " ".join(["The reviewer explains why the recursive solution overflows the stack on deep inputs."] * 20)
+
+
+def test_a_text_over_the_limit_is_truncated_as_sentence_transformers_does_and_flagged(minilm_path, reference):
+    embedder = SentenceEmbedder.load(minilm_path)
+    assert embedder.max_tokens == reference.max_seq_length == 256
+    texts = [LONG, TEXTS[0], LONG[:400]]
+    np.testing.assert_allclose(embedder.encode(texts), reference.encode(texts), atol=1e-5)
+    assert [embedder.truncated(t) for t in texts] == [True, False, False]
+    assert embedder.meter.tokens == 256 + sum(len(reference.tokenizer(t)["input_ids"]) for t in texts[1:])
+
+
+def test_batches_keep_within_the_position_budget(minilm_path):
+    embedder = SentenceEmbedder.load(minilm_path, batch_size=64, batch_tokens=40)
+    calls: list[list[str]] = []
+    original = embedder.model.encode
+    embedder.model.encode = lambda texts, **kw: calls.append(list(texts)) or original(texts, **kw)
+    embedder.encode([*TEXTS, LONG])
+    length = {t: min(256, len(embedder.model.tokenizer(t)["input_ids"])) for batch in calls for t in batch}
+    assert calls[0] == [LONG]  # longer than the budget: a batch alone
+    assert all(len(b) * max(length[t] for t in b) <= 40 for b in calls[1:])
+    assert embedder.meter.positions == sum(len(b) * max(length[t] for t in b) for b in calls)
+    assert embedder.meter.sequences == len(set(TEXTS)) + 1 and embedder.meter.seconds > 0
+
+
+def test_the_cpu_budget_follows_the_model_width(minilm_path):
+    assert SentenceEmbedder.load(minilm_path).max_positions == 2**20 // 384  # 384-wide MiniLM
 
 
 def test_empty_input_has_the_embedding_width(embedder):

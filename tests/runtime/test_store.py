@@ -55,9 +55,13 @@ class FakeBert:
 
 class FakeEmbedder:
     dim = 3
+    max_tokens = 5
 
     def encode_block(self, texts):
         return np.array([[len(t), t.count("e"), 1.0] for t in texts], dtype=np.float32)
+
+    def truncated(self, text):
+        return len(text) > self.max_tokens
 
 
 class FakeClassifier:
@@ -77,7 +81,7 @@ class FakeTorchRuntime:
     """What `work.execute` needs of a TorchRuntime."""
 
     device = DeviceChoice("cpu", "float32", "cpu")
-    config = SimpleNamespace(batch_size=BATCH)
+    config = SimpleNamespace(batch_size=BATCH, batch_tokens=None)
 
     def __init__(self, weights: str = "sha256:w1"):
         self.weights, self.bert = weights, FakeBert()
@@ -157,8 +161,11 @@ def test_plan_digest_depends_on_work_not_on_sharding():
     assert build_plan(record(), 3, BATCH).digest != build_plan(record(), 4, BATCH).digest  # other batch mates
     assert build_plan(record(), 3, BATCH).digest != build_plan(record(("a text", "changed")), 3, BATCH).digest
     assert build_plan(record(), 3, BATCH).digest != build_plan(record(), 3, BATCH + 1).digest  # other batches
-    with pytest.raises(ValueError, match="batches of 3"):
+    assert build_plan(record(), 3, BATCH).digest != build_plan(record(), 3, BATCH, 512).digest  # position budget
+    with pytest.raises(ValueError, match=r"batches of \(texts, positions\) \(3, None\)"):
         execute(build_plan(record(), 3, 3), FakeTorchRuntime())
+    with pytest.raises(ValueError, match=r"\(2, 512\), the runtime's are \(2, None\)"):
+        execute(build_plan(record(), 3, BATCH, 512), FakeTorchRuntime())
 
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "x", "3", "1/0", "-1/3", "", "1/3/5", "1.5/3"])
@@ -202,8 +209,10 @@ def test_replay_answers_what_was_stored():
     assert runtime.classifier_labels("clf").id2label == LABELS
     with pytest.raises(ValueError, match="not one of the classifier's labels"):
         runtime.classify("clf", texts, 2)
-    vectors = runtime.embed("emb", ["x", "a text"]).vectors
-    assert vectors.dtype == np.float32 and vectors.tolist() == [[1, 0, 1], [6, 1, 1]]
+    embedded = runtime.embed("emb", ["x", "a text"])
+    assert embedded.vectors.dtype == np.float32 and embedded.vectors.tolist() == [[1, 0, 1], [6, 1, 1]]
+    assert embedded.truncated == (False, True) and embedded.max_tokens == 5  # "a text" is over the fake's limit
+    assert embedded.truncation_note("texts").startswith("1 of 2 texts exceed the embedding model's 5-token limit")
     assert runtime.embed("emb", []).vectors.shape == (0, 3)
     scores = runtime.bertscore(SPEC, ["c6", "shared"], ["r6", "r1"])
     assert scores.precision == (0.2, 0.6) and scores.recall == (0.2, 0.2) and scores.windowed == (False, True)

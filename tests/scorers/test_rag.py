@@ -35,14 +35,15 @@ def sample(i, answer, expected, system=None, **extra):
             **({"system": system} if system else {}), **extra}
 
 
-def run(tmp_path, candidate, baseline=None, **suite_fields):
+def run(tmp_path, candidate, baseline=None, truncated=None, **suite_fields):
     (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in candidate))
     if baseline:
         (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in baseline))
     suite = RagSuiteConfig(kind="rag", records=["c.jsonl"], baseline=["b.jsonl"] if baseline else None,
                            **suite_fields)
     gate = GateConfig(version=1, suites={"r": suite})
-    return score_rag("r", suite, load_rag("r", suite, tmp_path), ScoringContext(gate, FakeRuntime(), tmp_path))
+    runtime = FakeRuntime(truncated=truncated)
+    return score_rag("r", suite, load_rag("r", suite, tmp_path), ScoringContext(gate, runtime, tmp_path))
 
 
 def group(result, level="group"):
@@ -59,6 +60,14 @@ def test_bleu_and_rouge_agree_with_the_reference_libraries(tmp_path):
     assert m["rouge_l"] == pytest.approx(np.mean([scorer.score(e, a)["rougeL"].fmeasure for a, e in ANSWERS]))
     items = {dict(i.key)["id"]: i.values for i in result.items}
     assert items["q0"]["bleu"] == pytest.approx(sacrebleu.sentence_bleu(ANSWERS[0][0], [ANSWERS[0][1]]).score / 100)
+
+
+def test_texts_cut_at_the_embedding_limit_are_noted(tmp_path):
+    rows = [sample(i, a, e) for i, (a, e) in enumerate(ANSWERS)]
+    assert not any("token limit" in n for n in run(tmp_path, rows).notes)
+    notes = run(tmp_path, rows, truncated={ANSWERS[0][0], "question 1?"}).notes
+    assert any(n.startswith("2 of ") and "texts (queries, answers and their sentences, context sentences) exceed "
+               "the embedding model's 256-token limit" in n for n in notes)
 
 
 def test_performance_agrees_with_numpy(tmp_path):

@@ -34,13 +34,13 @@ def record(model="m", task="t", question="q1", response="a", **extra) -> dict:
     return {"model": model, "task": task, "question_id": question, "response": response, **extra}
 
 
-def score(tmp_path, rows, mode=AnswerProbability.GEOMETRIC, name="r.jsonl"):
+def score(tmp_path, rows, mode=AnswerProbability.GEOMETRIC, name="r.jsonl", truncated=None):
     path = tmp_path / name
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     suite = StabilitySuiteConfig(kind="stability", records=[name], answer_probability=mode)
     gate = GateConfig(version=1, suites={"s": suite})
     return score_stability("s", suite, load_stability("s", suite, tmp_path),
-                           ScoringContext(gate, FakeRuntime(vectors=VECTORS), tmp_path))
+                           ScoringContext(gate, FakeRuntime(vectors=VECTORS, truncated=truncated), tmp_path))
 
 
 def items(result):
@@ -82,6 +82,14 @@ def test_given_answer_probability_wins_and_partial_probabilities_are_noted(tmp_p
     q = items(result)["q1"]
     assert q["answer_probability"] == pytest.approx(0.7) and q["probability_source"] == "partial (2 of 3)"
     assert any("only some responses" in n for n in result.notes)
+
+
+def test_responses_cut_at_the_embedding_limit_are_noted(tmp_path):
+    rows = [record(response=t, answer_probability=0.9) for t in "abc"]
+    assert not any("token limit" in n for n in score(tmp_path, rows).notes)
+    notes = score(tmp_path, rows, truncated={"b"}).notes
+    assert "1 of 3 responses exceed the embedding model's 256-token limit; their embeddings come from their first " \
+           "256 tokens (sentence-transformers truncates, as the seeds' scripts do)." in notes
 
 
 def test_n1_is_unmeasured_n2_is_one_pair_and_questions_may_differ_in_n(tmp_path):

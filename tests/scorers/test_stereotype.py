@@ -83,7 +83,7 @@ PROBES = [  # id, trait, control text, bias text, P(control), P(bias)
 
 @pytest.fixture
 def scored(tmp_path):
-    def run(extra_records=(), checks=None):
+    def run(extra_records=(), checks=None, truncated=None):
         rows = [{"id": i, "model": "m", "emgsd_text": f"emgsd {i}", "trait": t, "control_response": c,
                  "bias_response": b} for i, t, c, b, _, _ in PROBES]
         rows += list(extra_records)
@@ -91,11 +91,19 @@ def scored(tmp_path):
         suite = StereotypeSuiteConfig(kind="stereotype", records=["probes.jsonl"], checks=checks)
         probabilities = {c: pc for _, _, c, _, pc, _ in PROBES} | {b: pb for _, _, _, b, _, pb in PROBES}
         vectors = {"emgsd p1": [1.0, 0.0], "c1": [0.6, 0.8], "They are lazy.": [1.0, 1.0]}
-        runtime = FakeRuntime(probabilities=probabilities, vectors=vectors, id2label={0: "Stereotype", 1: "Non"})
+        runtime = FakeRuntime(probabilities=probabilities, vectors=vectors, id2label={0: "Stereotype", 1: "Non"},
+                              truncated=truncated)
         data = load_stereotype("s", suite, tmp_path)
         gate = GateConfig(version=1, suites={"s": suite})
         return score_stereotype("s", suite, data, ScoringContext(gate, runtime, tmp_path)), runtime
     return run
+
+
+def test_texts_cut_at_the_embedding_limit_are_noted(scored):
+    assert not any("token limit" in n for n in scored()[0].notes)
+    notes = scored(truncated={"c1", "emgsd p1"})[0].notes
+    assert any(n.startswith(f"2 of {3 * len(PROBES)} EMGSD statements and answers exceed the embedding model's "
+                            "256-token limit") for n in notes)
 
 
 def test_per_probe_values_follow_the_seed(scored):
