@@ -74,21 +74,27 @@ def forward_flops(e: Engine, length: int) -> float:
     return e.layers * (length * 2 * (4 * e.d * e.d + 2 * e.d * e.d_ff) + 4 * length * length * e.d)
 
 
-def matmul_flops_per_s(d: int, d_ff: int, threads: int, rows: int = 64 * 128, repeats: int = 10) -> float:
-    """Best fp32 (rows, d) @ (d, d_ff) throughput over a few repetitions, with `threads` torch threads."""
+def matmul_flops_per_s(d: int, d_ff: int, threads: int, rows: tuple[int, ...] = (1024, 2730, 8192),
+                       repeats: int = 20) -> float:
+    """Best fp32 (rows, d) @ (d, d_ff) throughput over a few row counts and repetitions, with `threads` torch
+    threads: the machine's peak for the model's widest matmul (smaller row counts often run faster, as they
+    stay in cache, so one big shape would understate the peak and the bound would not be a bound)."""
     import torch
 
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        a, b = torch.randn(rows, d), torch.randn(d, d_ff)
-        torch.matmul(a, b)  # warm-up
-        best = float("inf")
-        for _ in range(repeats):
-            start = time.perf_counter()
-            torch.matmul(a, b)
-            best = min(best, time.perf_counter() - start)
-        return 2 * rows * d * d_ff / best
+        best_rate = 0.0
+        for n in rows:
+            a, b = torch.randn(n, d), torch.randn(d, d_ff)
+            torch.matmul(a, b)  # warm-up
+            best = float("inf")
+            for _ in range(repeats):
+                start = time.perf_counter()
+                torch.matmul(a, b)
+                best = min(best, time.perf_counter() - start)
+            best_rate = max(best_rate, 2 * n * d * d_ff / best)
+        return best_rate
     finally:
         torch.set_num_threads(before)
 
