@@ -24,6 +24,7 @@ from gate.runtime.api import (
     Fingerprint,
 )
 from gate.runtime.device import DeviceChoice
+from gate.runtime.plan import BERTSCORE, CLASSIFIER, EMBEDDING
 
 # Bumped when our BERTScore implementation changes numerically (part of every fingerprint).
 BERTSCORE_IMPLEMENTATION = "gate-bertscore/1"
@@ -55,11 +56,11 @@ class TorchRuntime:
         return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values()]
 
     def meter(self, kind: str, model: str, layer: int | None = None) -> Any:
-        """The forward meter of the loaded engine of `kind` ("bertscore", "embedding", "classifier") for `model`,
-        None when that engine was never loaded."""
+        """The forward meter of the loaded engine of `kind` (`gate.runtime.plan`'s BERTSCORE, EMBEDDING or
+        CLASSIFIER) for `model`, None when that engine was never loaded."""
         path = self.resolve(model).path
-        loaded = {"bertscore": self._bertscore.get((path, layer)), "embedding": self._embedders.get(path),
-                  "classifier": self._classifiers.get(path)}.get(kind)
+        loaded = {BERTSCORE: self._bertscore.get((path, layer)), EMBEDDING: self._embedders.get(path),
+                  CLASSIFIER: self._classifiers.get(path)}.get(kind)
         return getattr(loaded, "meter", None)
 
     def resolve(self, name: str) -> models.ResolvedModel:
