@@ -32,6 +32,13 @@ def position_budget(batch_tokens: int | None, device: str, width: int | None) ->
     return max(MIN_CPU_BUDGET, CPU_BATCH_ACTIVATIONS // int(width))
 
 
+def hidden_width(config) -> int | None:
+    """A transformers config's hidden size (`hidden_size`, or `d_model` for T5/BART-style configs): the width
+    `position_budget` divides by."""
+    width = getattr(config, "hidden_size", None) or getattr(config, "d_model", None)
+    return width if isinstance(width, int) else None
+
+
 def budget_batches(lengths: Sequence[int], batch_size: int, max_positions: int) -> list[range]:
     """Cut items sorted longest first into consecutive batches of at most `batch_size` items whose padded size
     (items x the first item's length) stays within `max_positions`; an item longer than that is a batch alone."""

@@ -111,10 +111,6 @@ def _find_layers(model) -> tuple[int, object]:
     raise ModelUnavailable(f"BERTScore does not support the architecture {type(model).__name__}")
 
 
-def _width(config) -> int | None:
-    return getattr(config, "hidden_size", None) or getattr(config, "d_model", None)
-
-
 class BertScoreEngine:
     """Token states memoized per unique text for the engine's lifetime; see the module docstring."""
 
@@ -123,7 +119,8 @@ class BertScoreEngine:
         self.tokenizer, self.model, self.layer, self.num_layers = tokenizer, model, layer, num_layers
         self.max_tokens = tokens.max_tokens(tokenizer, model.config)
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
-        self.max_positions = batching.position_budget(batch_tokens, self.device.type, _width(model.config))
+        self.max_positions = batching.position_budget(batch_tokens, self.device.type,
+                                                    batching.hidden_width(model.config))
         self._kwargs = {"verbose": False}
         if isinstance(tokenizer, _PREFIX_SPACE):
             self._kwargs["add_prefix_space"] = True
@@ -212,7 +209,7 @@ class BertScoreEngine:
 
     def fits(self, text: str, states: np.ndarray) -> bool:
         """Whether cached `states` can be `text`'s: one row per token, the model's width."""
-        width = _width(self.model.config)
+        width = batching.hidden_width(self.model.config)
         return states.ndim == 2 and states.shape[0] == len(self.token_ids(text)) and (
             width is None or states.shape[1] == width)
 

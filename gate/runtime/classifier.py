@@ -48,7 +48,7 @@ class SequenceClassifier:
         self.tokenizer, self.model = tokenizer, model
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
         self.max_positions = batching.position_budget(batch_tokens, self.device.type,
-                                                    getattr(model.config, "hidden_size", None))
+                                                    batching.hidden_width(model.config))
         self.id2label: dict[int, str] = {int(k): str(v) for k, v in model.config.id2label.items()}
         self.max_tokens = tokens.max_tokens(tokenizer, model.config)
         self._prefix, self._suffix = tokens.special_template(self._encode, "classifier")

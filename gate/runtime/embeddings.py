@@ -134,8 +134,5 @@ class SentenceEmbedder:
 
 def _width(model) -> int | None:
     """The hidden size of the transformer inside a SentenceTransformer (None when it has none)."""
-    for module in model.modules():
-        config = getattr(module, "config", None)
-        if config is not None and isinstance(getattr(config, "hidden_size", None), int):
-            return config.hidden_size
-    return None
+    widths = (batching.hidden_width(getattr(module, "config", None)) for module in model.modules())
+    return next((w for w in widths if w), None)

@@ -10,6 +10,7 @@ from gate.runtime.batching import (
     NO_LIMIT,
     ForwardMeter,
     budget_batches,
+    hidden_width,
     position_budget,
 )
 
@@ -66,3 +67,11 @@ def test_meter_counts_masks_and_counts():
     meter.add(0.5, Mask())
     meter.count(0.25, 3, 4, 1)
     assert (meter.seconds, meter.tokens, meter.positions, meter.sequences) == (0.75, 10, 14, 3)
+
+
+def test_hidden_width_reads_bert_and_t5_style_configs():
+    from types import SimpleNamespace
+
+    assert hidden_width(SimpleNamespace(hidden_size=768)) == 768
+    assert hidden_width(SimpleNamespace(d_model=512)) == 512
+    assert hidden_width(SimpleNamespace()) is None and hidden_width(None) is None
