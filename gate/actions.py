@@ -1,6 +1,8 @@
 """The GitHub Actions runtime: step outputs, the job summary and workflow commands.
 
-Only file appends and stdout lines: no network (that is `gate/github.py`).
+Only file appends and stdout lines: no network (that is `gate/github.py`). The gate's own workflow
+commands go out through `issue()` alone: every other byte of stdout and stderr passes the neutraliser
+(`gate.redact.neutralise`), which would, rightly, defuse a command printed any other way.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gate import io
-from gate.redact import redact
+from gate import redact as _redact
+from gate.redact import LineState, escape_data, neutralise, redact
 
 
 def write_outputs(path: Path | None, outputs: Mapping[str, str]) -> None:
@@ -34,17 +37,16 @@ def write_summary(path: Path | None, markdown: str) -> None:
     io.append_text(path, markdown if markdown.endswith("\n") else markdown + "\n")
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(kind: str, message: str, *, file: str | None = None, line: int | None = None,
             title: str | None = None) -> str:
-    """A workflow command line such as `::error file=a.jsonl,line=3::...` (print it to stdout)."""
+    """A workflow command line such as `::error file=a.jsonl,line=3::...`, escaped and redacted (see `issue`).
+
+    Escaping keeps it one line whatever the message holds; `##[` inside is defused too, so that no line of
+    the log carries the legacy command form even where the runner would not read it."""
     props = []
     if file:
         props.append(f"file={_escape_property(file)}")
@@ -53,12 +55,20 @@ def command(kind: str, message: str, *, file: str | None = None, line: int | Non
     if title:
         props.append(f"title={_escape_property(title)}")
     head = f"::{kind} {','.join(props)}::" if props else f"::{kind}::"
-    return redact(head + _escape_data(message))
+    return neutralise(redact(head + escape_data(message)), LineState("text"))[0]
+
+
+def issue(kind: str, message: str, *, file: str | None = None, line: int | None = None,
+          title: str | None = None) -> None:
+    """Issue the gate's own workflow command (`error`, `warning`, `notice`, `group`...) on stdout.
+
+    The one trusted channel (`gate.redact.emit_command`): the finished, escaped line is the only text
+    that passes the stream's neutraliser, and a message cannot end it early to start another command."""
+    _redact.emit_command(command(kind, message, file=file, line=line, title=title))
 
 
 def inert_commands(text: str) -> str:
     """`text` for the log with no line the runner would take as a workflow command (`::set-output`,
     `::add-mask::`, `::stop-commands::`): an input file's name or value quoted in an error message could
-    otherwise start such a line. A zero-width space after the first colon keeps the text readable."""
-    return "\n".join(line.replace("::", ":\u200b:", 1) if line.lstrip().startswith("::") else line
-                     for line in text.split("\n"))
+    otherwise start such a line. The streams do the same to everything (`gate.redact.neutralise`)."""
+    return neutralise(text)[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
@@ -29,6 +30,15 @@ app.add_typer(models_app, name="models")
 app.add_typer(baseline_app, name="baseline")
 
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: E501
+AllowOutsideOption = Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name paths outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read or write the runner's files.")]  # noqa: E501
+
+
+def path_policy(allow_outside: bool) -> AbstractContextManager[object]:
+    """One command's path policy: the one `main` installed (workspace, environment opt-in), widened when the
+    command line passes --allow-paths-outside-workspace (the workflow's choice, never gate.yml's)."""
+    from gate.io import paths
+
+    return paths.use(paths.current().allowing_outside() if allow_outside else paths.current())
 
 
 def _version(value: bool) -> None:
@@ -129,11 +139,17 @@ def schema(
 
 
 @models_app.command("list")
-def models_list(config: ConfigOption = None) -> None:
-    """Show each configured model and where it would be loaded from (nothing is downloaded)."""
+def models_list(config: ConfigOption = None, allow_paths_outside_workspace: AllowOutsideOption = False) -> None:
+    """Show each configured model and where it would be loaded from (nothing is downloaded).
+
+    Exits 3 (runtime failure) when a model the gate's suites use cannot load offline: the config is valid, but
+    a run would fail until the model is pulled (`llm-gate models pull`)."""
     from gate.commands.models import list_models
 
-    list_models(config)
+    with path_policy(allow_paths_outside_workspace):
+        missing = list_models(config)
+    if missing:
+        raise typer.Exit(int(ExitCode.RUNTIME_FAILURE))
 
 
 @models_app.command("pull")
@@ -142,11 +158,13 @@ def models_pull(
     config: ConfigOption = None,
     target: Annotated[Path | None, typer.Option(help="Model directory (default: <cache_dir>/models; "
                                                        "set LLM_GATE_MODEL_DIR to read it at run time).")] = None,
+    allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Download models into the gate's model directory so runs work offline."""
     from gate.commands.models import pull_models
 
-    pull_models(names or [], config, target)
+    with path_policy(allow_paths_outside_workspace):
+        pull_models(names or [], config, target)
 
 
 @app.command()

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from gate.cli import ConfigOption, app, baseline_app
+from gate.cli import AllowOutsideOption, ConfigOption, app, baseline_app, path_policy
 
 
 @baseline_app.command("bless")
@@ -21,6 +21,7 @@ def baseline_bless(
     metrics: Annotated[bool, typer.Option("--metrics/--no-metrics", help="Write the metric snapshots (<baselines.dir>/<suite>.json).")] = True,  # noqa: E501
     commit: Annotated[str | None, typer.Option(help="Commit recorded in the snapshots (default: GITHUB_SHA or git HEAD).")] = None,  # noqa: E501
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+    allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Make this run the baseline: drift outputs (with --model), then a metric snapshot per suite with its
     fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable."""
@@ -28,8 +29,10 @@ def baseline_bless(
     from gate.settings import Settings
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None)
-    bless(settings.config_path, tuple(suite or ()), model=model, model_version=model_version, metrics=metrics,
-          commit=commit or settings.github.sha, dry_run=dry_run, now=datetime.now(timezone.utc).replace(microsecond=0))
+    with path_policy(allow_paths_outside_workspace):
+        bless(settings.config_path, tuple(suite or ()), model=model, model_version=model_version, metrics=metrics,
+              commit=commit or settings.github.sha, dry_run=dry_run,
+              now=datetime.now(timezone.utc).replace(microsecond=0), settings=settings)
 
 
 @app.command()
@@ -42,6 +45,7 @@ def merge(
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="As for `run`.")] = None,  # noqa: E501
+    allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Merge the N shards of `run --shard i/N` (exactly an unsharded run), then judge, report and publish."""
     from gate.commands.shard import merge as merge_shards
@@ -54,7 +58,9 @@ def merge(
     given = os.environ.get("INPUT_SHARDS", "").strip()
     paths = list(shards or ()) or [Path(p) for p in given.split()] or [
         (settings.output_dir or Path("gate-report")) / "shards"]
-    raise typer.Exit(int(merge_shards(settings, paths, quiet=quiet, record_history=settings.record_history)))
+    with path_policy(allow_paths_outside_workspace):
+        code = merge_shards(settings, paths, quiet=quiet, record_history=settings.record_history)
+    raise typer.Exit(int(code))
 
 
 @app.command()
@@ -64,13 +70,15 @@ def history(
     metric: Annotated[list[str] | None, typer.Option("--metric", help="Only this metric (repeatable; default: the checked ones).")] = None,  # noqa: E501
     last: Annotated[int, typer.Option(min=0, help="Only the last N runs (0: all).")] = 30,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Print the trend of each key metric over the default branch's recorded runs."""
     from gate.commands.over_time import show_history
     from gate.settings import Settings
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None)
-    show_history(settings, tuple(suite or ()), tuple(metric or ()), last, as_json)
+    with path_policy(allow_paths_outside_workspace):
+        show_history(settings, tuple(suite or ()), tuple(metric or ()), last, as_json)
 
 
 @app.command()

@@ -148,8 +148,10 @@ WORKSPACE_RULE = (
     "Every path gate.yml names (suite inputs, rubric files, baselines.dir, history.path, local model "
     "directories, bertscore.baseline_path) is relative to gate.yml and must resolve, symlinks followed, inside "
     "the workspace: GITHUB_WORKSPACE, else the git checkout holding gate.yml, else gate.yml's directory. "
-    "Reading outside it is allowed only by the workflow, never by gate.yml itself (a config can come from the "
-    "pull request under test): `llm-gate run --allow-paths-outside-workspace`, the action input "
+    "report.output_dir, report.templates_dir and runtime.cache_dir are relative to the working directory and "
+    "must resolve inside the workspace or the working directory. "
+    "Reading or writing outside them is allowed only by the workflow, never by gate.yml itself (a config can "
+    "come from the pull request under test): `--allow-paths-outside-workspace` on the command, the action input "
     "`allow_paths_outside_workspace: true`, or LLM_GATE_ALLOW_PATHS_OUTSIDE_WORKSPACE=1.")
 
 

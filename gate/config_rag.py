@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
 from gate.config_base import Globs, StrictModel, SuiteBase
+from gate.judge_access import key_name_problem, parse_endpoint
 
 # The overall score's default weights: retrieval and generation count half each (DESIGN.md §4).
 DEFAULT_OVERALL_WEIGHTS = {
@@ -32,9 +33,11 @@ class JudgeConfig(StrictModel):
     """LLM-as-judge through any OpenAI-compatible endpoint (off unless `enabled`)."""
 
     enabled: bool = False
-    base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible API root (…/v1).")
+    base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible API root (…/v1); the workflow's "
+                          "judge_endpoints (LLM_GATE_JUDGE_ENDPOINTS) must allow it. http only to loopback.")
     model: str = "gpt-4o-mini"
-    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key (never a "
+                             "GITHUB_*, GH_*, INPUT_*, ACTIONS_* or RUNNER_* one); judge_api_key_env overrides it.")
     criteria: list[str] = Field(default_factory=lambda: list(JUDGE_CRITERIA), min_length=1)
     prompt_template: str | None = Field(
         None, description="Overrides the seed's judge prompt; {criterion} {query} {context} {answer} {expected}.")
@@ -45,6 +48,20 @@ class JudgeConfig(StrictModel):
     budget_usd: PositiveFloat | None = Field(None, description="Stop spending after this many dollars.")
     price_per_1k_tokens: float = Field(0.002, ge=0, description="For the budget and the report's cost line.")
     cache: bool = Field(True, description="Reuse answers from <runtime.cache_dir>/judge for identical prompts.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _endpoint(cls, base_url: str) -> str:
+        """Normalised here, so the URL the workflow's allow-list is checked against is the one requested."""
+        return parse_endpoint(base_url).url
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_name(cls, name: str) -> str:
+        why = key_name_problem(name)  # a pull request's gate.yml must not pick the GitHub token
+        if why:
+            raise ValueError(why)
+        return name
 
     @field_validator("criteria")
     @classmethod

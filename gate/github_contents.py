@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gate.github import RetryPolicy
 
 HISTORY_ATTEMPTS = 5
+ALREADY = "already recorded"  # append_line_to_branch_file's answer when `unless` held
 FILE_MODE = "100644"
 CONFLICT = (409, 422)  # a stale blob sha; a file or branch that another job created meanwhile
 WRITE_HINT = ("the token cannot push to this repository: it needs `contents: write` permission (a pull request "
@@ -39,12 +40,16 @@ class ContentsMixin:
         found = self._read(branch, path)
         return None if found is None else found[0]
 
-    def append_line_to_branch_file(self, branch: str, path: str, line: str, message: str) -> str:
+    def append_line_to_branch_file(self, branch: str, path: str, line: str, message: str,
+                                   unless: Callable[[bytes], bool] | None = None) -> str:
         """Append one line to a file on `branch`, creating the file, or the branch as an orphan holding only it.
 
-        Returns "created branch", "created file" or "appended". A concurrent writer (409, 422) makes it re-read
-        and retry, up to HISTORY_ATTEMPTS times; a line that a retried write already stored is not added again.
-        Raises PublishError when the entry cannot be appended (403: the token cannot write, with a hint)."""
+        Returns "created branch", "created file", "appended" or ALREADY. A concurrent writer (409, 422) makes it
+        re-read and retry, up to HISTORY_ATTEMPTS times; a line that a retried write already stored is not added
+        again. `unless` sees the file's bytes on every attempt, the ones the compare-and-swap is made against: when
+        it returns True nothing is written (ALREADY) — so a concurrent job's entry for the same commit, which
+        caused the conflict, is seen. Raises PublishError when the entry cannot be appended (403: the token cannot
+        write, with a hint)."""
         from gate.github import PublishError
 
         line = line.rstrip("\n")
@@ -53,15 +58,15 @@ class ContentsMixin:
         where = f"{path} on branch {branch}"
         for attempt in range(1, HISTORY_ATTEMPTS + 1):
             try:
-                return self._append_once(branch, path, line, message, retrying=attempt > 1)
+                return self._append_once(branch, path, line, message, retrying=attempt > 1, unless=unless)
             except PublishError as exc:
-                if exc.status == 403:
+                if exc.status == 403 and not exc.rate_limited:  # a rate limit is not a read-only token
                     raise PublishError(f"could not append the history entry to {where}: {exc}; {WRITE_HINT}",
                                        exc.status) from None
                 if exc.status not in CONFLICT or attempt == HISTORY_ATTEMPTS:
                     tries = f" after {attempt} attempts" if attempt > 1 else ""
                     raise PublishError(f"could not append the history entry to {where}{tries}: {exc}",
-                                       exc.status) from None
+                                       exc.status, exc.rate_limited) from None
             delay = self._retry.delay(attempt, None)
             self._retry.sleep(delay * (1 + random.random() / 2))  # jitter, so racing jobs fall out of step
         raise AssertionError("unreachable")
@@ -87,7 +92,8 @@ class ContentsMixin:
 
     # ------------------------------------------------------------ internals
 
-    def _append_once(self, branch: str, path: str, line: str, message: str, retrying: bool) -> str:
+    def _append_once(self, branch: str, path: str, line: str, message: str, retrying: bool,
+                     unless: Callable[[bytes], bool] | None) -> str:
         from gate.github import PublishError
 
         entry = line.encode("utf-8") + b"\n"
@@ -105,6 +111,8 @@ class ContentsMixin:
         content, sha = found
         if retrying and line.encode("utf-8") in content.splitlines():
             return "appended"  # an earlier write went through though its response was lost
+        if unless is not None and unless(content):
+            return ALREADY  # e.g. another job recorded this commit: the conflict that made us re-read
         if content and not content.endswith(b"\n"):
             content += b"\n"
         self._call(lambda: self._repo.update_file(path, message, content + entry, sha, branch=branch))

@@ -83,9 +83,22 @@ class Entry:
                    time=data["time"], verdict=data["verdict"], suites=data["suites"])
 
 
-def append(path: Path, entry: Entry) -> None:
-    """Append one line atomically; concurrent appenders (processes or CI jobs on one disk) never interleave."""
-    io.append_line_locked(path, entry.to_json())
+def append(path: Path, entry: Entry) -> bool:
+    """Append one line atomically; concurrent appenders (processes or CI jobs on one disk) never interleave.
+
+    False, appending nothing, when the file already records this gate at this commit (`recorded`, checked
+    under the append's lock, so two jobs recording one commit at once write one line)."""
+    return io.append_line_locked(path, entry.to_json(), unless=lambda raw: recorded(raw, entry))
+
+
+def recorded(raw: bytes, entry: Entry) -> bool:
+    """Whether a history's bytes already hold a run of `entry`'s gate at its commit (a run without a commit:
+    never). Only lines that mention the commit are parsed, so a long history costs one substring search."""
+    if not entry.commit:
+        return False
+    needle = json.dumps(entry.commit, ensure_ascii=False).encode("utf-8")
+    candidates = b"\n".join(line for line in raw.split(b"\n") if needle in line)
+    return any(e.gate == entry.gate and e.commit == entry.commit for e in parse(candidates, "")[0])
 
 
 def read(path: Path) -> tuple[list[Entry], list[str]]:

@@ -8,7 +8,9 @@ the budget spent.
 - Requests: at most `max_concurrency` in flight. 429, 5xx, timeouts and connection errors are retried
   `max_retries` times with exponential backoff (1 s, 2 s, 4 s …, capped at 30 s) that honours
   `Retry-After` (capped likewise); other 4xx fail at once. The API key travels only in the
-  Authorization header and is scrubbed from every reason, whatever a server echoes back.
+  Authorization header, only to `base_url` (which `gate.judge_access` checked against the workflow's
+  allow-list): a redirect is never followed (a 3xx fails the item), and the key is scrubbed from every
+  reason, whatever a server echoes back.
 - A dead endpoint: after GIVE_UP_AFTER items in a row failed their retries, the rest are not sent (unmeasured,
   "not sent"), so a judge that went down mid-run costs minutes, not items × retries × timeout.
 - Budget: checked before each request (retries included) against the tokens that replies have
@@ -84,7 +86,7 @@ class JudgeScore:
     cached: bool
     tokens: int  # tokens this request used (0 when cached or not sent)
     # Not judged: the endpoint failed, or the budget ran out. (An unparseable reply was judged, unreadably.)
-    # A mean over the other items would be a different sample's score, so scorers leave it unmeasured.
+    # Either way score is None; the RAG scorer treats every unscored item alike (gate.scorers.rag.JUDGE_MAX_UNSCORED).
     failed: bool = False
 
 
@@ -209,7 +211,7 @@ class _Run:
                 self.requests += 1
             try:
                 response = requests.post(f"{self._base_url}/chat/completions", json=body, headers=headers,
-                                         timeout=self._config.timeout)
+                                         timeout=self._config.timeout, allow_redirects=False)
             except requests.Timeout:
                 failure = f"timed out after {self._config.timeout:g} s"
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
@@ -219,6 +221,9 @@ class _Run:
             else:
                 if response.status_code == 200:
                     return self._reply(response)
+                if 300 <= response.status_code < 400:  # the key must not follow it
+                    where = _quote(response.headers.get("Location", "nowhere"), ERROR_LIMIT)
+                    return None, 0, f"request failed: {response.status_code} redirect to {where!r} not followed"
                 failure = f"{response.status_code} {_error_message(response)}".strip()
                 if response.status_code != 429 and response.status_code < 500:
                     return None, 0, f"request failed: {failure}"

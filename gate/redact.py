@@ -13,6 +13,12 @@ this module is the net under all of them:
   for the whole command, and in GitHub Actions registers the secrets with the runner (`::add-mask::`)
   so the runner's log masks them as well (also what other steps print);
 - `gate.io`'s writers and `gate.actions` pass what they write through `redact()`.
+
+The same net keeps text out of the runner's command channel: the runner obeys a workflow command on any
+line of stdout or stderr that starts with `::` (after whitespace) or holds `##[` (the legacy form), and
+the gate prints names, paths and values a PR chose. `neutralise()` makes such text inert on both streams;
+the gate's own commands (`gate.actions.issue`, `::add-mask::`) are the only writes that bypass it, through
+`emit_command()`.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 MASK = "***"
@@ -53,10 +60,15 @@ def register(value: str | None) -> bool:
     return True
 
 
+# They match SECRET_NAME but hold the NAME of the judge's key variable (e.g. OPENAI_API_KEY), not a secret:
+# masked, that name would vanish from every message telling the user what to set (gate.judge_access).
+NAMES_NOT_SECRETS = frozenset({"INPUT_JUDGE_API_KEY_ENV", "LLM_GATE_JUDGE_API_KEY_ENV"})
+
+
 def register_environment(environ: Mapping[str, str]) -> None:
     """Register every variable whose name marks it as a secret (see SECRET_NAME)."""
     for name, value in environ.items():
-        if SECRET_NAME.search(name):
+        if SECRET_NAME.search(name) and name.upper() not in NAMES_NOT_SECRETS:
             register(value)
 
 
@@ -71,6 +83,11 @@ def forget_all() -> None:
         _secrets = frozenset()
 
 
+def escape_data(text: str) -> str:
+    """A workflow command's data as the runner unescapes it: `%`, CR and LF encoded, so one line."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
 def redact(text: str) -> str:
     """`text` with every registered secret and every GitHub-token-shaped string replaced by `***`."""
     if not isinstance(text, str) or not text:
@@ -81,31 +98,91 @@ def redact(text: str) -> str:
     return TOKEN_SHAPE.sub(MASK, text)
 
 
-class RedactingStream:
-    """A text stream that redacts before writing to the stream it wraps.
+ZWSP = "\u200b"  # invisible in the log, and not whitespace to the runner (.NET) or to Python
+LINE_BREAKS = re.compile(r"([\r\n])")  # the runner reads lines with .NET's ReadLine: \n, \r and \r\n
+LEGACY_COMMAND = "##["
 
-    It deliberately has no `buffer`: libraries that write bytes to `sys.stdout.buffer` would bypass it,
-    and click (under typer) falls back to text writes when there is none. With `inert_commands` (stderr,
-    where the gate never means to issue one) no line can start a workflow command: the runner reads
-    `::error::`, `::add-mask::` … from stderr too, and messages quote file names a PR chose.
+
+@dataclass(frozen=True)
+class LineState:
+    """Where a stream stands in its current line, so that a command split over two writes is still seen.
+
+    `head` is "blank" while the line holds only whitespace, "colon" after whitespace and one colon, and
+    "text" once the line cannot start a command any more; `tail` is its last two characters (for `##[`).
     """
 
-    def __init__(self, stream: TextIO, inert_commands: bool = False):
+    head: str = "blank"
+    tail: str = ""
+
+
+LINE_START = LineState()
+
+
+def neutralise(text: str, state: LineState = LINE_START) -> tuple[str, LineState]:
+    """`text` with no line the runner would take as a workflow command, and the state after it.
+
+    A zero-width space goes before the character that would complete a command: the second colon of a
+    line's leading `::`, the `[` of `##[`. Inserting only (never removing) keeps it idempotent and the
+    text readable; `state` carries the line's start across writes, so `:` + `:error::x` is caught too.
+    """
+    parts = LINE_BREAKS.split(text)
+    for index in range(0, len(parts), 2):  # even items are line contents, odd ones the breaks between
+        if index:
+            state = LINE_START
+        parts[index], state = _neutralise_line(parts[index], state)
+    return "".join(parts), state
+
+
+def _neutralise_line(segment: str, state: LineState) -> tuple[str, LineState]:
+    if not segment:
+        return segment, state
+    cuts = []
+    head = state.head
+    if head == "colon":
+        head = "text"
+        if segment[0] == ":":
+            cuts.append(0)
+    elif head == "blank":
+        body = segment.lstrip()
+        first = len(segment) - len(body)
+        if body.startswith("::"):
+            cuts.append(first + 1)
+        head = "blank" if not body else "colon" if body == ":" else "text"
+    joined = state.tail + segment
+    cuts += [m.end() - 1 - len(state.tail) for m in re.finditer(re.escape(LEGACY_COMMAND), joined)]
+    for cut in sorted(set(cuts), reverse=True):
+        segment = segment[:cut] + ZWSP + segment[cut:]
+    return segment, LineState(head, (state.tail + segment)[-2:])
+
+
+class RedactingStream:
+    """A text stream that redacts and neutralises workflow commands before writing to the stream it wraps.
+
+    It deliberately has no `buffer`: libraries that write bytes to `sys.stdout.buffer` would bypass it,
+    and click (under typer) falls back to text writes when there is none. Every write goes through
+    `neutralise()`, on stdout as on stderr (the runner reads commands from both, and both quote file
+    names and values a PR chose); `write_command` is the one way around it, for the gate's own commands.
+    """
+
+    def __init__(self, stream: TextIO):
         self._stream = stream
-        self._inert = inert_commands
-        self._line_start = True
+        self._state = LINE_START
+        self._lock = threading.RLock()
 
     def write(self, text: str) -> int:
-        out = redact(text)
-        if self._inert and out:
-            lines = out.split("\n")
-            for i, line in enumerate(lines):
-                if (i > 0 or self._line_start) and line.lstrip().startswith("::"):
-                    lines[i] = line.replace("::", ":\u200b:", 1)
-            out = "\n".join(lines)
-            self._line_start = out.endswith("\n")
-        self._stream.write(out)
+        with self._lock:
+            out, self._state = neutralise(redact(text), self._state)
+            self._stream.write(out)
         return len(text)
+
+    def write_command(self, line: str) -> None:
+        """Write the gate's own workflow command, on a line of its own, past the neutraliser."""
+        with self._lock:
+            if self._state != LINE_START:
+                self._stream.write("\n")
+            self._stream.write(line + "\n")
+            self._state = LINE_START
+        self._stream.flush()
 
     def writelines(self, lines) -> None:
         for line in lines:
@@ -120,6 +197,26 @@ class RedactingStream:
         return getattr(self._stream, name)
 
 
+# What the gate may say to the runner: a v2 command name and its escaped properties and data.
+TRUSTED_COMMAND = re.compile(r"::(?:error|warning|notice|debug|group|endgroup|add-mask)(?: [^:\r\n]*)?::[^\r\n]*")
+
+
+def emit_command(line: str, *, stderr: bool = False) -> None:
+    """The single trusted channel for the gate's own workflow commands (see `gate.actions.issue`).
+
+    The line must be finished: escaped, redacted, one line. It is written to the stream under the
+    neutralising wrapper, starting a line of its own; anything else raises, as a bug of the gate's.
+    """
+    if not TRUSTED_COMMAND.fullmatch(line):
+        raise ValueError(f"not a well-formed workflow command: {line[:80]!r}")
+    stream = sys.stderr if stderr else sys.stdout
+    if isinstance(stream, RedactingStream):
+        stream.write_command(line)
+    else:  # outside guard(): nothing neutralises this stream, so nothing needs bypassing
+        stream.write(line + "\n")
+        stream.flush()
+
+
 def _redacting_factory(original):
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = original(*args, **kwargs)
@@ -127,7 +224,7 @@ def _redacting_factory(original):
             message = record.getMessage()
         except Exception:  # a malformed log call: leave it to logging to report
             return record
-        record.msg, record.args = redact(message), None
+        record.msg, record.args = neutralise(redact(message))[0], None  # a handler may hold the raw stream
         return record
     return factory
 
@@ -136,19 +233,18 @@ def _redacting_factory(original):
 def guard(environ: Mapping[str, str], *, debug: bool = False) -> Iterator[None]:
     """For one CLI command: secrets from `environ` registered, stdout/stderr/logging redacted.
 
-    In GitHub Actions the secrets are also announced to the runner with `::add-mask::`, on the real stderr:
-    through a redacting stream they would arrive masked and mask nothing, and on stdout they would end up
+    In GitHub Actions the secrets are also announced to the runner with `::add-mask::`, past the redacting
+    stream (through it they would arrive masked and mask nothing), on stderr: on stdout they would end up
     in `llm-gate schema > file` (the runner reads workflow commands from both streams). With `debug`,
     log records of every library (PyGithub, urllib3, ...) go to stderr at DEBUG level — redacted.
     """
     register_environment(environ)
+    saved_out, saved_err, saved_factory = sys.stdout, sys.stderr, logging.getLogRecordFactory()
+    sys.stdout, sys.stderr = RedactingStream(saved_out), RedactingStream(saved_err)
     if environ.get("GITHUB_ACTIONS") == "true":
         for secret in sorted(_secrets):
-            if "\n" not in secret:
-                sys.stderr.write(f"::add-mask::{secret}\n")
-        sys.stderr.flush()
-    saved_out, saved_err, saved_factory = sys.stdout, sys.stderr, logging.getLogRecordFactory()
-    sys.stdout, sys.stderr = RedactingStream(saved_out), RedactingStream(saved_err, inert_commands=True)
+            if "\n" not in secret and "\r" not in secret:  # each of its lines is registered on its own
+                emit_command(f"::add-mask::{escape_data(secret)}", stderr=True)
     logging.setLogRecordFactory(_redacting_factory(saved_factory))
     handler = None
     if debug:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from gate.config import CommentMode
 from gate.errors import ConfigError, Problem
+from gate.judge_access import JudgeAccess
 
 
 class FailOn(str, Enum):
@@ -57,6 +58,8 @@ class Settings:
     check_run: bool | None = None  # overrides publish.check_run of gate.yml
     shard: str | None = None  # "i/N": compute only this shard of the model work (`run --shard`)
     record_history: bool | None = None  # None: record default-branch runs only
+    # The LLM judge's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.judge_access).
+    judge: JudgeAccess = field(default_factory=JudgeAccess)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
@@ -82,19 +85,21 @@ class Settings:
             raise ConfigError("invalid setting", [Problem(
                 field="comment" if not comment else "--comment", expected="'sticky', 'new' or 'off'",
                 found=repr(comment_mode), fix="sticky edits one comment per gate; new posts one per run; off none")])
+        github = _github(environ, value("github_token"))
         return cls(
             config_path=Path(config_path),
             output_dir=Path(output_dir or value("output_dir")) if (output_dir or value("output_dir")) else None,
             suites=selected,
             publish=publish,
             fail_on=FailOn(fail_level),
-            github=_github(environ, value("github_token")),
+            github=github,
             models=models or tuple(_split(value("models") or "")),
             comment=CommentMode(comment_mode) if comment_mode else None,
             check_run=_flag(value("check_run"), "check_run", default=None),
             shard=shard or value("shard"),
             record_history=record_history if record_history is not None else _flag(
                 value("record_history"), "record_history", default=None),
+            judge=JudgeAccess.from_env(environ, github.token),
         )
 
 

@@ -107,3 +107,14 @@ def github_api(httpserver, monkeypatch):
     fake = FakeGitHub(base_url=httpserver.url_for("").rstrip("/"))
     httpserver.expect_request(re.compile(".*")).respond_with_handler(fake.handle)
     return fake
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_from_other_tests():
+    """The redaction registry is process-wide (the CLI registers its environment's secrets): each test starts
+    and ends with it empty, so what one test registered cannot mask or announce text in another."""
+    from gate import redact
+
+    redact.forget_all()
+    yield
+    redact.forget_all()

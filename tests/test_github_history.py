@@ -163,6 +163,16 @@ def test_server_errors_inside_an_append_are_retried(github_api):
     assert github_api.branches[BRANCH][PATH] == b'{"run": 1}\n{"run": 2}\n'
 
 
+def test_a_rate_limited_append_is_not_called_a_read_only_token(github_api):
+    github_api.write_file(BRANCH, PATH, b'{"run": 1}\n')
+    github_api.fail_next("PUT", CONTENTS, 403, "You have exceeded a secondary rate limit", {"Retry-After": "3600"})
+    with pytest.raises(PublishError) as caught:
+        append(github_api, '{"run": 2}')
+    message = str(caught.value)
+    assert caught.value.rate_limited and "secondary rate limit" in message
+    assert "fork" not in message and "contents: write" not in message
+
+
 def test_a_read_only_token_gets_a_hint_and_never_the_token(github_api):
     github_api.write_file(BRANCH, PATH, b'{"run": 1}\n')
     github_api.read_only = True

@@ -85,7 +85,7 @@ class Sleeps(list):
 
 
 def config(llm: FakeLLM | None = None, **overrides) -> JudgeConfig:
-    settings = {"enabled": True, "base_url": llm.base_url if llm else "http://unused/v1", "model": "judge-1",
+    settings = {"enabled": True, "base_url": llm.base_url if llm else "http://127.0.0.1:9/v1", "model": "judge-1",
                 "max_retries": 3, "max_concurrency": 4, **overrides}
     return JudgeConfig(**settings)
 

@@ -22,6 +22,7 @@ from gate.config import CommentMode
 from gate.github import GitHubPublisher, RetryPolicy
 from gate.publishing import FOOTER_MARKER, PublishBundle, marker
 from tests.conftest import EXAMPLES
+from tests.support import browser as browser_support
 from tests.support.fake_github import REPO, FakeGitHub
 
 HOSTILE = ("@octo-org/core-team #123 GH-7 </details></td></tr></table><script>alert(1)</script>"
@@ -212,11 +213,10 @@ def test_dashboard_has_only_its_own_script_and_a_strict_csp(hostile_run):
     assert "&lt;script&gt;alert(1)" in html  # the hostile text is there, as text
 
 
+@browser_support.SKIP_WITHOUT_CHROMIUM  # before the fixture builds the run
 def test_hostile_dashboard_runs_nothing_in_a_browser(hostile_run):
-    playwright = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(chromium).exists():
-        pytest.skip("Debian's chromium is not installed")
+    chromium = browser_support.chromium()
+    playwright = browser_support.sync_api()
     url = (hostile_run[0] / "report.html").as_uri()
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])

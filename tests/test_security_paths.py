@@ -87,10 +87,10 @@ def test_other_paths_a_config_names_are_confined_too(layout, monkeypatch, capsys
     write_config(repo, "heuristic/*.jsonl", f"    rubric: {outside}/rubric.yml\n")
     assert run(monkeypatch) == 2
     assert "field 'suites.rubric.rubric'" in capsys.readouterr().err
-    # The history never changes a verdict: an escaping history file is a warning, and is neither read nor written.
+    # An escaping history file is a config error, found when gate.yml is loaded: neither read nor written.
     write_config(repo, "heuristic/*.jsonl", "history: {path: ../../outside/history.jsonl}\n")
     (outside / "history.jsonl").write_text("")
-    assert run(monkeypatch, "--record-history") == 0
+    assert run(monkeypatch, "--record-history") == 2
     assert "field 'history.path'" in capsys.readouterr().err
     assert (outside / "history.jsonl").read_text() == ""
     write_config(repo, "heuristic/*.jsonl", f"baselines: {{dir: {outside}}}\n")
@@ -150,3 +150,132 @@ def test_a_glob_prefix_is_its_directory_part():
     assert paths.literal_prefix("x/**/y/*.jsonl") == "x"
     assert paths.literal_prefix("*.jsonl") == "."
     assert paths.literal_prefix("../o/f.jsonl") == "../o/f.jsonl"
+
+
+# ---------------------------------------------------------------- what the gate writes (and its templates)
+# report.output_dir, runtime.cache_dir and report.templates_dir are relative to the working directory (here the
+# checkout's root), history.path to gate.yml (repo/gate/). Each leaves the workspace three ways, each refused
+# with exit 2 when gate.yml is loaded: before anything is written, inside or outside.
+
+FIELDS = {  # field -> (gate.yml lines, with {p} for the path; what the path names inside `target`)
+    "report.output_dir": ("report: {{output_dir: {p}, formats: [json]}}\n", ""),
+    "runtime.cache_dir": ("runtime: {{cache_dir: {p}}}\nreport: {{formats: [json]}}\n", ""),
+    "report.templates_dir": ("report: {{templates_dir: {p}, formats: [markdown, json]}}\n", ""),
+    "history.path": ("history: {{path: {p}}}\nreport: {{formats: [json]}}\n", "/history.jsonl"),
+}
+
+
+def escaping(field: str, how: str, repo: Path, outside: Path) -> str:
+    """The path a hostile gate.yml gives `field` to reach tmp/outside/target."""
+    up = "../../" if field == "history.path" else "../"  # gate.yml's directory is one level deeper than the cwd
+    if how == "absolute":
+        path = str(outside / "target")
+    elif how == "dotdot":
+        path = f"{up}outside/target"
+    else:  # a symlink committed into the checkout (dangling: its target does not exist yet)
+        (repo / "escape").symlink_to(outside / "target", target_is_directory=True)
+        path = "../escape" if field == "history.path" else "escape"
+    return path + FIELDS[field][1]
+
+
+def gate_yml(repo: Path, extra: str) -> None:
+    (repo / "gate" / "gate.yml").write_text(
+        f"version: 1\nsuites:\n  rubric:\n    kind: heuristic\n    records: heuristic/*.jsonl\n{extra}")
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_output_cache_template_and_history_paths_leaving_the_workspace_are_refused(layout, monkeypatch, capsys,
+                                                                                  field, how):
+    repo, outside = layout
+    path = escaping(field, how, repo, outside)
+    gate_yml(repo, FIELDS[field][0].format(p=path))
+    assert run(monkeypatch, "--record-history") == 2
+    err = capsys.readouterr().err
+    assert f"gate/gate.yml:6, field '{field}'" in err, err  # line 6: the field's, after the suite's five
+    assert f"a path inside the workspace {repo.resolve()}" in err and "outside it" in err
+    assert "--allow-paths-outside-workspace" in err
+    assert not (outside / "target").exists()  # nothing written outside
+    assert not (repo / "gate-report").exists() and not (repo / ".gate-cache").exists()  # nor inside: refused first
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_the_workflow_can_let_them_out(layout, monkeypatch, field, how):
+    repo, outside = layout
+    gate_yml(repo, FIELDS[field][0].format(p=escaping(field, how, repo, outside)))
+    (outside / "target").mkdir()  # the place the workflow means (a symlink to it is not dangling)
+    if field == "report.templates_dir":
+        (outside / "target" / "report.md.j2").write_text("an operator's own template\n")
+    assert run(monkeypatch, "--record-history", "--allow-paths-outside-workspace") == 0
+    written = {"report.output_dir": outside / "target" / "report.json",
+               "runtime.cache_dir": None,  # the heuristic suite runs no model: nothing to cache
+               "report.templates_dir": repo / "gate-report" / "report.md",
+               "history.path": outside / "target" / "history.jsonl"}[field]
+    if written is not None:
+        assert written.is_file()
+    if field == "report.templates_dir":
+        assert written.read_text().startswith("an operator's own template")
+
+
+def test_every_escaping_path_is_reported_at_once(layout, monkeypatch, capsys):
+    repo, outside = layout
+    gate_yml(repo, f"runtime: {{cache_dir: {outside}/c}}\nhistory: {{path: ../../outside/h.jsonl}}\n"
+                   f"baselines: {{dir: {outside}/b}}\nreport: {{output_dir: ../outside/o, templates_dir: /etc}}\n")
+    assert run(monkeypatch) == 2
+    err = capsys.readouterr().err
+    for field in ("runtime.cache_dir", "history.path", "baselines.dir", "report.output_dir", "report.templates_dir"):
+        assert f"field '{field}'" in err
+    assert "(5 problems)" in err
+    assert sorted(p.name for p in outside.iterdir()) == ["rubric.yml", "secret.jsonl"]
+
+
+def test_a_default_path_through_a_committed_symlink_is_refused(layout, monkeypatch, capsys):
+    repo, outside = layout
+    (repo / "gate-report").symlink_to(outside / "target", target_is_directory=True)
+    gate_yml(repo, "report: {formats: [json]}\n")
+    assert run(monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert "field 'report.output_dir'" in err and "the default 'gate-report' resolves to" in err
+    assert not (outside / "target").exists()
+
+
+def test_the_output_directory_the_workflow_gives_is_its_own_choice(layout, monkeypatch, capsys):
+    """--output-dir and the action input output_dir come from the workflow, not from gate.yml: not confined,
+    and a report.output_dir they replace is not used, so not checked."""
+    repo, outside = layout
+    gate_yml(repo, "report: {output_dir: /somewhere/else, formats: [json]}\n")
+    assert run(monkeypatch, "--output-dir", str(outside / "cli")) == 0
+    assert (outside / "cli" / "report.json").is_file()
+    monkeypatch.setenv("INPUT_OUTPUT_DIR", str(outside / "input"))
+    assert run(monkeypatch) == 0
+    assert (outside / "input" / "report.json").is_file()
+
+
+def test_a_path_inside_the_working_directory_or_the_workspace_is_fine(layout, monkeypatch):
+    repo, _ = layout
+    gate_yml(repo, "runtime: {cache_dir: .cache/gate}\nhistory: {path: '../hist/{gate}.jsonl'}\n"
+                   "report: {output_dir: out/report, formats: [json]}\n")
+    assert run(monkeypatch, "--record-history") == 0
+    assert (repo / "out" / "report" / "report.json").is_file()
+    assert (repo / "hist" / "llm-quality-gate.jsonl").is_file()
+
+
+def test_baseline_bless_and_the_other_commands_take_the_opt_in(layout, monkeypatch, capsys):
+    repo, outside = layout
+    gate_yml(repo, f"baselines: {{dir: {outside}/snapshots}}\n")
+    assert run_cli(monkeypatch, "baseline", "bless", "-c", "gate/gate.yml") == 2
+    assert "field 'baselines.dir'" in capsys.readouterr().err
+    assert not (outside / "snapshots").exists()
+    assert run_cli(monkeypatch, "baseline", "bless", "-c", "gate/gate.yml", "--allow-paths-outside-workspace") == 0
+    assert (outside / "snapshots" / "rubric.json").is_file()
+
+    gate_yml(repo, f"runtime: {{cache_dir: {outside}/cache}}\nhistory: {{path: {outside}/h.jsonl}}\n")
+    for command in (["history"], ["models", "list"], ["models", "pull"]):
+        assert run_cli(monkeypatch, *command, "-c", "gate/gate.yml") == 2, command
+        assert "field 'runtime.cache_dir'" in capsys.readouterr().err
+        assert run_cli(monkeypatch, *command, "-c", "gate/gate.yml", "--allow-paths-outside-workspace") == 0, command
+        capsys.readouterr()
+    assert run_cli(monkeypatch, "merge", "-c", "gate/gate.yml", "--no-publish", "--allow-paths-outside-workspace",
+                   str(repo / "no-shards")) == 2
+    assert "cannot find the shards" in capsys.readouterr().err  # the flag is known; the shards are what is missing

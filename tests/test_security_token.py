@@ -193,12 +193,16 @@ def test_every_stream_and_log_record_is_redacted_inside_guard(capsys):
 
 
 def test_stderr_cannot_carry_a_workflow_command(capsys):
+    from gate import actions
+
     with redact.guard({}):
         sys.stderr.write("llm-gate: bad file a\n::error::forged\n")
         sys.stderr.write("  ::set-output name=x::y\n")
         sys.stderr.write("partial ")
         sys.stderr.write("::not at a line start\n")
-        sys.stdout.write("::warning::the gate's own command\n")
+        sys.stdout.write("::warning::printed, not issued\n")  # stdout is neutralised too
+        actions.issue("warning", "the gate's own command")
     out, err = capsys.readouterr()
     assert not [line for line in err.splitlines() if line.lstrip().startswith("::")], err
-    assert "partial ::not at a line start" in err and out == "::warning::the gate's own command\n"
+    assert "partial ::not at a line start" in err
+    assert out == ":\u200b:warning::printed, not issued\n::warning::the gate's own command\n"

@@ -14,6 +14,7 @@ from typing import Any
 from gate import history, io, vcs
 from gate.config import GateConfig
 from gate.github import GitHubPublisher, PublishError
+from gate.github_contents import ALREADY
 from gate.history import Entry
 from gate.io import paths
 from gate.settings import Settings
@@ -76,17 +77,29 @@ def should_record(config: GateConfig, settings: Settings, event: dict[str, Any] 
     return github.ref == f"refs/heads/{default}", None
 
 
+def revision(settings: Settings, base_dir: Path, commit: str | None) -> tuple[str | None, str | None]:
+    """(commit, ref) a history entry records: the run's (Actions: GITHUB_SHA, GITHUB_REF), else git's HEAD and
+    branch, so that `--record-history` outside Actions records a re-run of one commit once, like Actions does."""
+    return commit or vcs.head_commit(base_dir), settings.github.ref or vcs.head_ref(base_dir)
+
+
 def record(config: GateConfig, base_dir: Path, entry: Entry, publisher: GitHubPublisher | None,
            push: bool, known: list[Entry]) -> list[str]:
-    """Append the run to the history file, and to the history branch when one is configured."""
+    """Append the run to the history file, and to the history branch when one is configured.
+
+    `known` (read at the start of the run) only saves work: each store re-checks "already recorded" where it
+    appends — the file under its lock, the branch on every compare-and-swap attempt — so concurrent jobs
+    recording one commit add one line."""
     assert config.history is not None
+    twice = f"history: commit {(entry.commit or '')[:7]} is already recorded; not recorded twice"
     if entry.commit and any(e.commit == entry.commit for e in known):
-        return [f"history: commit {entry.commit[:7]} is already recorded; not recorded twice"]
+        return [twice]
     path = history_file(config, base_dir)
     notes = []
     try:
-        history.append(path, entry)
-        notes.append(f"history: recorded this run in {io.display_path(path)}")
+        appended = history.append(path, entry)
+        notes.append(f"history: recorded this run in {io.display_path(path)}" if appended
+                     else f"{twice} ({io.display_path(path)})")
     except OSError as exc:
         notes.append(f"history: could not append to {io.display_path(path)}: {exc.strerror or exc}")
     branch = config.history.branch
@@ -99,8 +112,10 @@ def record(config: GateConfig, base_dir: Path, entry: Entry, publisher: GitHubPu
         try:
             action = publisher.append_line_to_branch_file(branch, name, entry.to_json(),
                                                           f"llm-quality-gate: record {config.name} at "
-                                                          f"{(entry.commit or entry.time)[:12]}")
-            notes.append(f"history: {action} on branch `{branch}` ({name})")
+                                                          f"{(entry.commit or entry.time)[:12]}",
+                                                          unless=lambda raw: history.recorded(raw, entry))
+            notes.append(f"{twice} (branch `{branch}`)" if action == ALREADY
+                         else f"history: {action} on branch `{branch}` ({name})")
         except PublishError as exc:
             notes.append(f"history: could not push to branch `{branch}`: {exc}")
     return notes

@@ -72,11 +72,11 @@ def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
         # Without a check run, workflow commands still pin failures to their lines in the PR's diff.
         for annotation in list(bundle.annotations)[:MAX_WORKFLOW_ANNOTATIONS]:
             kind = "error" if annotation.level is Level.FAILURE else "warning"
-            print(actions.command(kind, annotation.message, file=annotation.path, line=annotation.line,
-                                  title=annotation.title))
+            actions.issue(kind, annotation.message, file=annotation.path, line=annotation.line,
+                          title=annotation.title)
     for note in outcome.notes:
         if github.in_actions:
-            print(actions.command("warning", note, title="llm-quality-gate: publishing"))
+            actions.issue("warning", note, title="llm-quality-gate: publishing")
         else:
             sys.stderr.write(f"llm-gate: publishing: {note}\n")
     if outcome.comment_url:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TypeVar
 
-from gate import actions, comparison, history, interrupt, io, publishing, report, trends
+from gate import actions, comparison, history, interrupt, io, judge_access, publishing, report, trends
 from gate.commands import history_flow
 from gate.commands.publish import publish
 from gate.config import GateConfig, ReportFormat
 from gate.config_loader import load_config
-from gate.errors import ConfigError, ExitCode, Problem
+from gate.errors import ExitCode
+from gate.io import paths
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.pipeline import (
     StoreRuntime,
@@ -44,25 +44,27 @@ COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
 
 def run_gate(settings: Settings, quiet: bool = False, record_history: bool | None = None) -> ExitCode:
     progress.set_enabled(not quiet)
-    config = load_config(settings.config_path)
+    config = load_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
-    results, model_work = measure(config, selected, base_dir)
+    io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the model work
+    results, model_work = measure(config, selected, base_dir, settings)
     return finish(results, config, settings, base_dir, output_dir, selected=bool(selected),
                   record_history=record_history, model_work=model_work)
 
 
-def measure(config: GateConfig, selected: list, base_dir: Path) -> tuple[list, RuntimeSummary | None]:
+def measure(config: GateConfig, selected: list, base_dir: Path,
+            settings: Settings) -> tuple[list, RuntimeSummary | None]:
     """Load and score the selected suites (`llm-gate run`, `baseline bless`); also what the model work cost."""
+    judge_with = llm_judge(settings, selected, Path(config.runtime.cache_dir))  # refused before any model work
     loaded = load_suites(selected, base_dir)
     runtime, cache = TorchRuntime(config.runtime, base_dir), open_cache(config)
     store = compute_model_work(loaded, config, runtime, base_dir, cache=cache)
     model_work = model_work_summary(runtime, cache, store)
     for note in model_work.notes if model_work else ():
         sys.stderr.write(f"warning: {note}\n")
-    results = score(loaded, config, StoreRuntime(store), base_dir,
-                    judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
+    results = score(loaded, config, StoreRuntime(store), base_dir, judge=judge_with)
     return results, model_work
 
 
@@ -92,24 +94,34 @@ def finish(results: list, config: GateConfig, settings: Settings, base_dir: Path
         runtime=model_work.to_dict() if model_work else None,
     )
     descriptions = {name: suite.description for name, suite in config.suites.items()}
-    # SIGTERM waits for the last file: the report set is all this run's, or none of it
-    with interrupt.deferred(done=f"the report was written to {io.display_path(output_dir)}"):
-        written = report.write(verdict, run, config.report, output_dir, descriptions)
+    # The whole set is staged and swapped in under a lock (gate.io.report_dir): publish.json and report.json
+    # are always one run's, and nothing of an earlier run stays; SIGTERM waits for the swap.
+    with interrupt.deferred(done=f"the report was written to {io.display_path(output_dir)}"), \
+            io.report_directory(output_dir, **report_place(settings, base_dir)) as staging:
+        written = report.write(verdict, run, config.report, staging, descriptions).relocated(output_dir)
         bundle = make_bundle(verdict, run, config, descriptions, settings, target)
-        io.write_json_atomic(output_dir / "publish.json", bundle.to_dict())  # for `llm-gate publish` later
+        io.write_json_atomic(staging / "publish.json", bundle.to_dict())  # for `llm-gate publish` later
     if settings.publish:
         _guarded(settings, "publishing",
                  lambda: publish(bundle, written.markdown, written.markdown_path, settings, config.publish,
                                  publisher), None)
     _print_summary(verdict, written)
     if record and verdict.suites:
-        entry = history.Entry.from_report(report_json(verdict, run.generated_at, run.commit),
-                                          ref=settings.github.ref)
+        commit, ref = history_flow.revision(settings, base_dir, run.commit)
+        entry = history.Entry.from_report(report_json(verdict, run.generated_at, run.commit), commit=commit, ref=ref)
         notes = _guarded(settings, "recording the history", lambda: history_flow.record(
             config, base_dir, entry, publisher, settings.publish, past.entries), [])
         for note in notes:
             sys.stdout.write(f"  {note}\n")
     return exit_code(verdict, settings.fail_on)
+
+
+def report_place(settings: Settings, base_dir: Path) -> dict:
+    """Where the output directory was set (for its errors), and the workspace it must never replace."""
+    workspace = paths.workspace_for(base_dir)
+    if settings.output_dir is not None:
+        return {"field": "--output-dir (action input output_dir)", "file": None, "workspace": workspace}
+    return {"field": "report.output_dir", "file": io.display_path(settings.config_path), "workspace": workspace}
 
 
 def _guarded(settings: Settings, what: str, action: Callable[[], T], default: T) -> T:
@@ -121,7 +133,7 @@ def _guarded(settings: Settings, what: str, action: Callable[[], T], default: T)
         note = (f"{what} failed unexpectedly ({type(exc).__name__}: {exc}); the report files and the exit code "
                 "are the gate's own")
         if settings.github.in_actions:
-            print(actions.command("warning", note, title="llm-quality-gate"))
+            actions.issue("warning", note, title="llm-quality-gate")
         else:
             sys.stderr.write(f"llm-gate: warning: {note}\n")
         return default
@@ -135,18 +147,16 @@ def _trends(config: GateConfig, verdict: GateVerdict, entries: list) -> dict:
     return trends.suite_trends(entries, verdict, metrics, config.history.points)
 
 
-def llm_judge(environ, cache_dir: Path):
-    """The LLM judge for suites that enable it: the API key comes from the variable the suite names."""
+def llm_judge(settings: Settings, selected: list, cache_dir: Path):
+    """The LLM judge for suites that enable it. Every enabled judge of `selected` is checked first against what
+    the workflow allows (`settings.judge`: endpoints, key variable, never a GitHub token), located in gate.yml."""
+    access = settings.judge
+    judge_access.check(selected, access, settings.config_path)
+
     def judge(config, items):
         from gate.llm_judge import run_judge
 
-        key = environ.get(config.api_key_env, "").strip()
-        if not key:
-            raise ConfigError("LLM judge", [Problem(
-                field="judge.api_key_env", expected=f"an API key in the environment variable {config.api_key_env}",
-                found="it is unset or empty", fix=f"export {config.api_key_env}=… (a repository secret in CI), "
-                "or set `judge: {enabled: false}`")])
-        return run_judge(config, key, items, cache_dir=cache_dir / "judge" if config.cache else None)
+        return run_judge(config, access.key(config), items, cache_dir=cache_dir / "judge" if config.cache else None)
     return judge
 
 

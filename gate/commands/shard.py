@@ -8,12 +8,11 @@ unsharded run computes — and then judges, reports and publishes like `llm-gate
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from gate import io
-from gate.commands.run import finish, llm_judge
+from gate.commands.run import finish, llm_judge, report_place
 from gate.config_loader import load_config
 from gate.errors import ExitCode, InputError, Problem
 from gate.pipeline import (
@@ -39,7 +38,7 @@ def shard_file(output_dir: Path, shard: Shard) -> Path:
 def run_shard(settings: Settings, shard_text: str, quiet: bool = False) -> ExitCode:
     progress.set_enabled(not quiet)
     shard = Shard.parse(shard_text)
-    config = load_config(settings.config_path)
+    config = load_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
     loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
@@ -81,17 +80,18 @@ def shard_files(paths: list[Path]) -> list[Path]:
 def merge(settings: Settings, paths: list[Path], quiet: bool = False,
           record_history: bool | None = None) -> ExitCode:
     progress.set_enabled(not quiet)
-    config = load_config(settings.config_path)
+    config = load_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
+    io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the merge work
+    judge_with = llm_judge(settings, selected, Path(config.runtime.cache_dir))  # refused before any model work
     loaded = load_suites(selected, base_dir)
     files = shard_files(paths)
     store = merge_model_work(files, loaded, config, base_dir)
     for note in store.notes:
         sys.stderr.write(f"llm-gate: merge: {note}\n")
     sys.stdout.write(f"merged {len(files)} shards of {config.name} ({store.total_blocks} blocks)\n")
-    results = score(loaded, config, StoreRuntime(store), base_dir,
-                    judge=llm_judge(os.environ, Path(config.runtime.cache_dir)))
+    results = score(loaded, config, StoreRuntime(store), base_dir, judge=judge_with)
     return finish(results, config, settings, base_dir, output_dir, selected=bool(selected),
                   record_history=record_history)

@@ -12,11 +12,12 @@ from gate.config import DriftSuiteConfig, GateConfig
 from gate.config_loader import load_config
 from gate.errors import ConfigError, Problem
 from gate.pipeline import select_suites
+from gate.settings import Settings
 from gate.snapshots import Snapshot
 
 
 def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, model_version: str | None,
-          metrics: bool, commit: str | None, dry_run: bool, now: datetime) -> None:
+          metrics: bool, commit: str | None, dry_run: bool, now: datetime, settings: Settings) -> None:
     """`baseline bless`: drift outputs of `model` first (so snapshots measure the blessed state), then snapshots."""
     from gate.commands.bless import bless_baseline
 
@@ -30,14 +31,15 @@ def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, mode
         blessed = [bless_baseline(config_path, name, model, model_version, dry_run, now) for name in drift or [None]]
         suites = suites or tuple(blessed)
     if metrics:
-        bless_snapshots(config, config_path.resolve().parent, suites, now=now, commit=commit, dry_run=dry_run)
+        bless_snapshots(config, config_path.resolve().parent, suites, now=now, commit=commit, dry_run=dry_run,
+                        settings=settings)
 
 
 def bless_snapshots(config: GateConfig, base_dir: Path, suites: tuple[str, ...], *, now: datetime,
-                    commit: str | None, dry_run: bool) -> list[Path]:
+                    commit: str | None, dry_run: bool, settings: Settings) -> list[Path]:
     """Measure the suites as they are now and write `<baselines.dir>/<suite>.json` for each (atomically)."""
     selected = select_suites(config, suites)
-    results, _ = measure(config, selected, base_dir)
+    results, _ = measure(config, selected, base_dir, settings)  # the workflow's judge settings too
     commit = commit or vcs.head_commit(base_dir)
     stamp = now.isoformat().replace("+00:00", "Z")
     written = []

@@ -13,6 +13,7 @@ from gate.io.read import (
     read_records,
     read_text,
 )
+from gate.io.report_dir import check_report_directory, report_directory
 from gate.io.write import (
     append_text,
     sha256_files,
@@ -24,7 +25,9 @@ from gate.io.write import (
 )
 
 __all__ = [
-    "JsonDocument", "RawRecord", "SourceRef", "append_line_locked", "append_text", "display_path", "expand_globs",
-    "read_bytes_or_empty", "read_json_document", "read_json_quiet", "read_records", "read_text", "sha256_files",
+    "JsonDocument", "RawRecord", "SourceRef", "append_line_locked", "append_text", "check_report_directory",
+    "display_path", "expand_globs",
+    "read_bytes_or_empty", "read_json_document", "read_json_quiet", "read_records", "read_text", "report_directory",
+    "sha256_files",
     "to_json", "write_csv_atomic", "write_json_atomic", "write_text_atomic", "write_xlsx_atomic",
 ]

@@ -35,6 +35,9 @@ OPT_IN_INPUT_ENV = "INPUT_ALLOW_PATHS_OUTSIDE_WORKSPACE"  # the action input, as
 FIX = (f"move the file into the workspace (paths in gate.yml are relative to gate.yml); if reading it is "
        f"intended, the workflow must allow it: `llm-gate run {OPT_IN_FLAG}`, the action input "
        f"`{OPT_IN_INPUT}: true` or {OPT_IN_ENV}=1")
+WRITE_FIX = (f"use a relative path (relative to the working directory); if a place outside the workspace is "
+             f"intended, pass {OPT_IN_FLAG} in the workflow (or the action input `{OPT_IN_INPUT}: true`, or "
+             f"{OPT_IN_ENV}=1)")
 
 
 @dataclass(frozen=True)
@@ -87,17 +90,25 @@ def _within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def outside(path: Path, base_dir: Path, field: str, shown: str | None = None) -> Problem | None:
-    """A problem when `path` (symlinks followed) leaves the workspace and the run does not allow it."""
+def outside(path: Path, base_dir: Path, field: str, shown: str | None = None, *, also_inside: Path | None = None,
+            fix: str = FIX) -> Problem | None:
+    """A problem when `path` (symlinks followed) leaves the workspace and the run does not allow it.
+
+    A path that does not exist yet (an output directory) is resolved through its deepest existing
+    ancestor, so a committed symlink on the way is followed too. `also_inside`: a second allowed root,
+    for paths relative to the working directory (the workflow chose it, not gate.yml)."""
     if _policy.get().allow_outside:
         return None
     root = workspace_for(base_dir)
-    target = Path(os.path.realpath(path))
-    if _within(target, root):
+    target = Path(os.path.realpath(path))  # non-strict: follows every existing component, dangling links too
+    roots = [root, *([Path(os.path.realpath(also_inside))] if also_inside is not None else [])]
+    if any(_within(target, r) for r in roots):
         return None
     where = f"{shown!r} resolves to {target}" if shown and str(target) != shown else f"{str(target)!r}"
-    return Problem(field=field, expected=f"a path inside the workspace {root}",
-                   found=f"{where}, outside it", fix=FIX)
+    expected = f"a path inside the workspace {root}"
+    if len(roots) > 1 and not _within(roots[1], root):
+        expected += f" or the working directory {roots[1]}"
+    return Problem(field=field, expected=expected, found=f"{where}, outside it", fix=fix)
 
 
 def confine(path: Path, base_dir: Path, field: str, shown: str | None = None) -> Path:

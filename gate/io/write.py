@@ -102,16 +102,21 @@ def sha256_files(paths: Sequence[Path]) -> str:
 
 
 def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterable[Sequence[Any]]]]) -> None:
-    """An Excel workbook, one sheet per entry (name -> (columns, rows)), written via a temporary file."""
+    """An Excel workbook, one sheet per entry (name -> (columns, rows)), written via a temporary file.
+
+    Every string is written as text, never as a formula: openpyxl stores a string that starts with `=` as a
+    live formula, and model names, ids and responses are model- or PR-controlled (`=HYPERLINK(...)` would
+    become a clickable link, `=WEBSERVICE(...)` a request, when a maintainer opens the workbook).
+    """
     from openpyxl import Workbook
 
     book = Workbook()
     book.remove(book.active)
     for name, (columns, rows) in sheets.items():
         sheet = book.create_sheet(title=name[:31])  # Excel's limit for sheet names
-        sheet.append(list(columns))
-        for row in rows:
-            sheet.append([None if isinstance(v, float) and not math.isfinite(v) else redact(v) for v in row])
+        for number, row in enumerate([list(columns), *rows], start=1):
+            for column, value in enumerate(row, start=1):
+                _xlsx_cell(sheet, number, column, value)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)
@@ -122,3 +127,18 @@ def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterabl
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _xlsx_cell(sheet: Any, row: int, column: int, value: Any) -> None:
+    """One cell: a string as text (type `s`, whatever it starts with), a non-finite float as empty."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, TYPE_STRING
+
+    if isinstance(value, float) and not math.isfinite(value):
+        value = None
+    if isinstance(value, str):
+        # XML 1.0 cannot hold most control characters (openpyxl would raise): each becomes U+FFFD
+        text = ILLEGAL_CHARACTERS_RE.sub("\ufffd", redact(value))
+        cell = sheet.cell(row=row, column=column)
+        cell.value, cell.data_type = text, TYPE_STRING  # assigning `value` alone turns "=..." into a formula
+        return
+    sheet.cell(row=row, column=column, value=redact(value))

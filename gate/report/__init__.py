@@ -25,6 +25,11 @@ class WrittenReport:
     def markdown_path(self) -> Path:
         return self.output_dir / "report.md"
 
+    def relocated(self, output_dir: Path) -> WrittenReport:
+        """The same report once the staging directory it was written to has become `output_dir`."""
+        return WrittenReport(output_dir, self.markdown,
+                             tuple(output_dir / path.relative_to(self.output_dir) for path in self.files))
+
 
 def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
                     descriptions: Mapping[str, str | None] | None = None, *, detail: int = sizing.FULL_DETAIL,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -40,4 +41,5 @@ def environment(override_dir: str | None = None) -> jinja2.Environment:
 
 
 def render(context: dict[str, Any], template: str = "report.md.j2", override_dir: str | None = None) -> str:
-    return environment(override_dir).get_template(template).render(**context)
+    # absolute before the cache: a relative templates_dir means the working directory's, which can change
+    return environment(os.path.abspath(override_dir) if override_dir else None).get_template(template).render(**context)

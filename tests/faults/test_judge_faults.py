@@ -156,6 +156,7 @@ suites:
       judge_relevance: {{min: 0.5}}
 """)
     monkeypatch.setenv("FAULT_JUDGE_KEY", KEY)
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", llm.base_url)  # the workflow allows this endpoint
     monkeypatch.chdir(tmp_path)
     assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q") == 0  # warn: unmeasured
     assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q", "--fail-on", "warn") == 1
@@ -165,9 +166,11 @@ suites:
     assert check["verdict"] == "unmeasured" and check["value"] is None  # the 3 good answers (0.9) do not pass it
     [group] = [g for g in suite["groups"] if g["level"] == "group"]
     assert group["metrics"]["judge_relevance"] is None
-    [gap] = [u for u in suite["unmeasured"] if u["metric"] == "judge_relevance"]
+    [gap] = [u for u in suite["unmeasured"] if u["metric"] == "judge_relevance" and "id" not in u["key"]]
     assert gap["reason"].startswith("the LLM judge did not judge 3 of 6 queries (request failed: 500 upstream "
                                     "exploded)")
+    unjudged = {u["key"]["id"]: u["reason"] for u in suite["unmeasured"] if "id" in u["key"]}
+    assert sorted(unjudged) == ["q3", "q4", "q5"]  # every query it could not judge, with its reason
     assert any("the endpoint failed: request failed: 500 upstream exploded" in n for n in suite["notes"])
     assert suite["verdict"] == "warn" and report["verdict"] == "warn"
     assert KEY not in capsys.readouterr().out
