@@ -45,14 +45,33 @@ class PublishOutcome:
 
 
 class PublishError(Exception):
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, status: int | None = None, rate_limited: bool = False):
         super().__init__(message)
         self.status = status
+        self.rate_limited = rate_limited  # GitHub's rate limit, not a permission: the 403 means "later"
 
 
+READ_ONLY = "Resource not accessible by integration"  # GitHub's 403 for an Actions token without the permission
 READ_ONLY_HINT = ("the token cannot write here (a pull request from a fork gets a read-only token): upload the "
                   "report directory as an artifact and post it with `llm-gate publish` from a workflow_run "
                   "workflow (README: Pull requests from forks)")
+RATE_LIMITED_HINT = ("GitHub rate limited the token (too many requests in a short time, e.g. many jobs publishing "
+                     "at once); the report files and job summary are complete: re-run the job later to publish")
+
+
+def refusal_hint(exc: PublishError, what: str, permission: str) -> str:
+    """What a refused request means, for its note ("" for other failures). GitHub answers a rate limit, a
+    read-only token, a missing permission and a thing the token cannot see with 403 or 404 alike; each needs
+    another remedy, so the note says which it was."""
+    if exc.rate_limited:
+        return f"; {RATE_LIMITED_HINT}"
+    if exc.status == 404:
+        return f"; not found ({what} does not exist or the token cannot see it)"
+    if exc.status == 403 and READ_ONLY in str(exc):
+        return f"; {READ_ONLY_HINT}"
+    if exc.status == 403:
+        return f"; forbidden: the token lacks `{permission}` permission"
+    return ""
 
 
 class GitHubPublisher(ContentsMixin):
@@ -115,7 +134,8 @@ class GitHubPublisher(ContentsMixin):
                 outcome.comment_url, outcome.comment_action = existing.html_url, "updated"
         except PublishError as exc:
             outcome.comment_action = "failed"
-            hint = f"; {READ_ONLY_HINT}" if exc.status in (403, 404) else ""
+            hint = refusal_hint(exc, f"pull request #{bundle.pull_request} or the gate's comment on it",
+                                "pull-requests: write")
             outcome.notes.append(f"could not comment on pull request #{bundle.pull_request}: {exc}{hint}")
 
     def _ours(self, comment: Any) -> bool:
@@ -146,11 +166,18 @@ class GitHubPublisher(ContentsMixin):
                 name=bundle.gate, head_sha=bundle.head_sha, status="completed", conclusion=bundle.conclusion,
                 output=output, **({"details_url": bundle.run_url} if bundle.run_url else {})))
         except PublishError as exc:
-            if exc.status != 403:
-                outcome.notes.append(f"could not create the check run: {exc}")
+            hint = refusal_hint(exc, f"commit {str(bundle.head_sha)[:7]}", "checks: write")
+            if exc.status != 403 or exc.rate_limited:  # a rate-limited status would fare no better
+                outcome.notes.append(f"could not create the check run: {exc}{hint}")
                 return
-            outcome.notes.append(f"the token may not create check runs ({exc}); posted a commit status instead")
-            self._publish_status(bundle, outcome)
+            failure = self._publish_status(bundle)
+            if failure is None:  # said only once it is so
+                outcome.status_posted = True
+                outcome.notes.append(f"the token may not create check runs ({exc}); posted a commit status instead")
+            else:
+                outcome.notes.append(f"could not create the check run: {exc}{hint}")
+                outcome.notes.append(f"could not post a commit status either: {failure}"
+                                     + refusal_hint(failure, f"commit {str(bundle.head_sha)[:7]}", "statuses: write"))
             return
         outcome.check_run_url = getattr(run, "html_url", None)
         for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
@@ -162,16 +189,17 @@ class GitHubPublisher(ContentsMixin):
                 outcome.notes.append(f"could not add annotations {start + 51}–{start + 50 + len(batch)}: {exc}")
                 return
 
-    def _publish_status(self, bundle: PublishBundle, outcome: PublishOutcome) -> None:
+    def _publish_status(self, bundle: PublishBundle) -> PublishError | None:
+        """Post the verdict as a commit status (the check run's stand-in); the failure, None when posted."""
         state = {"success": "success", "failure": "failure"}.get(bundle.conclusion, "success")
         description = f"{bundle.verdict}: {bundle.title}"[:STATUS_DESCRIPTION_LIMIT]
         try:
             commit = self._repo.get_commit(bundle.head_sha)
             self._call(lambda: commit.create_status(state=state, description=description, context=bundle.gate,
                                                     **({"target_url": bundle.run_url} if bundle.run_url else {})))
-            outcome.status_posted = True
         except PublishError as exc:
-            outcome.notes.append(f"could not post a commit status either: {exc}")
+            return exc
+        return None
 
     # ------------------------------------------------------------ retries
 
@@ -191,8 +219,8 @@ class GitHubPublisher(ContentsMixin):
                 failure = self._failure(exc)
             self._budget.charge(self._retry.clock() - started)
             delay, why = self._budget.wait(attempt, failure)
-            if delay is None:
-                raise PublishError(why, failure.status) from None
+            if delay is None:  # a 403 or 429 that was worth retrying is a rate limit
+                raise PublishError(why, failure.status, failure.transient and failure.status in (403, 429)) from None
             self._retry.sleep(delay)
             self._budget.charge(delay)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from json import scanner
 from json.decoder import JSONDecodeError, scanstring
 from typing import Any
@@ -27,6 +28,50 @@ class JsonSyntaxError(ValueError):
         self.message = message
         self.line = line
         self.column = column
+
+
+class LoneSurrogate(JsonSyntaxError):
+    """A string whose `\\uD800`-style escape has no partner: valid JSON syntax, but not Unicode text; every
+    consumer that encodes it (a tokenizer, a report writer) would fail far from the file."""
+
+    def __init__(self, line: int, column: int, path: Path, text: str, at: int):
+        super().__init__(f"a lone surrogate {surrogate_escape(text[at])} at character {at + 1}", line, column)
+        self.path, self.text, self.at = path, text, at
+
+
+def surrogate_escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"
+
+
+def surrogate_at(text: str) -> int | None:
+    """0-based index of the first lone surrogate in `text`, or None (the usual case, checked at C speed)."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def lone_surrogates(value: Any) -> Iterator[tuple[Path, str, int]]:
+    """(path, text, index) of each string or key in a parsed JSON value that holds a lone surrogate, in
+    document order; a key's path is its object's. Iterative: values nest up to the parser's limit."""
+    stack: list[tuple[Path, Any]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            at = surrogate_at(item)
+            if at is not None:
+                yield path, item, at
+        elif isinstance(item, dict):
+            for key in item:
+                at = surrogate_at(key)
+                if at is not None:
+                    yield path, key, at
+            stack.extend(((*path, key), child) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend(((*path, index), child) for index, child in reversed(list(enumerate(item))))
 
 
 def loads_with_lines(text: str, max_depth: int = 6) -> tuple[Any, dict[Path, int]]:
@@ -69,9 +114,14 @@ class _Parser:
             return self._array(idx, path)
         if char == '"':
             try:
-                return scanstring(text, idx + 1, True)
+                value, end = scanstring(text, idx + 1, True)
             except JSONDecodeError as exc:
                 self._fail(exc.msg, exc.pos)
+            at = surrogate_at(value) if text.find("\\u", idx, end) != -1 else None  # only an escape makes one
+            if at is not None:
+                line = self.line_at(idx)
+                raise LoneSurrogate(line, idx - (self._newlines[line - 2] if line > 1 else -1), path, value, at)
+            return value, end
         match = _NUMBER.match(text, idx)
         if match:
             integer, fraction, exponent = match.groups()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gate import interrupt
 from gate.config import GateConfig, SuiteBase
 from gate.errors import ConfigError, InputError, Problem
 from gate.judge import GateVerdict, judge_gate, judge_suite
@@ -20,6 +21,7 @@ from gate.runtime.store import ResultStore
 from gate.scorers import get_scorer
 from gate.scorers.base import ScoringContext
 from gate.snapshots import Comparison
+from gate.yaml_models import locate
 
 if TYPE_CHECKING:
     from gate.runtime.session import TorchRuntime
@@ -69,7 +71,7 @@ def load_suites(selected: Sequence[tuple[str, SuiteBase]], base_dir: Path) -> li
         try:
             loaded.append(LoadedSuite(name, suite, get_scorer(suite.kind).load(name, suite, base_dir)))
         except InputError as exc:
-            problems += [_prefixed(p, name) for p in exc.problems]
+            problems += [_prefixed(locate(p, suite.place), name) for p in exc.problems]
     if problems:
         raise InputError("input files are invalid", problems)
     return loaded
@@ -84,7 +86,11 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
 def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
           base_dir: Path, judge: Any = None) -> list[SuiteResult]:
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, judge=judge)
-    return [get_scorer(s.config.kind).score(s.name, s.config, s.data, context) for s in loaded]
+    results = []
+    for s in loaded:
+        interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
+        results.append(get_scorer(s.config.kind).score(s.name, s.config, s.data, context))
+    return results
 
 
 # ---------------------------------------------------------------- model work, computed whole or in shards

@@ -1,6 +1,6 @@
-"""What git knows about the working tree: the commit, and the files a pull request changes.
+"""What git knows about the working tree: the commit, the branch, and the files a pull request changes.
 
-Used at the edges only (`llm-gate run`, `baseline bless`); every failure (no git, a shallow clone
+Used at the edges only (`llm-gate run`, its history entry, `baseline bless`); every failure (no git, a shallow clone
 without the base commit, not a repository) is "unknown" (None), never an error.
 """
 
@@ -28,6 +28,12 @@ def toplevel(cwd: Path) -> Path | None:
 
 def head_commit(cwd: Path) -> str | None:
     out = _git(cwd, "rev-parse", "HEAD")
+    return out.strip() if out and out.strip() else None
+
+
+def head_ref(cwd: Path) -> str | None:
+    """The checked-out branch as a full ref (`refs/heads/main`, as GITHUB_REF names it); None when detached."""
+    out = _git(cwd, "symbolic-ref", "-q", "HEAD")
     return out.strip() if out and out.strip() else None
 
 

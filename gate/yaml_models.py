@@ -7,6 +7,7 @@ the file, the line, the field path, what was expected, what was found and how to
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import types
 import typing
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, Tag, ValidationError
 
+from gate.config_base import BoolForNumber
 from gate.errors import ConfigError, Problem, describe
 
 M = TypeVar("M", bound=BaseModel)
@@ -27,6 +29,10 @@ def parse_yaml(text: str, filename: str, what: str) -> tuple[Any, yaml.Node | No
     try:  # one parse gives both the node tree and the data (what yaml.safe_load does inside)
         loader = yaml.SafeLoader(text)  # raises for control characters
         root = loader.get_single_node()
+        if "\\u" in text or "\\U" in text:  # only an escape in a double-quoted scalar makes a lone surrogate
+            bad = _lone_surrogates(root, filename)
+            if bad:
+                raise ConfigError(f"{what} is not valid Unicode text", bad)
         return (loader.construct_document(root) if root is not None else None), root
     except yaml.YAMLError as exc:
         if isinstance(exc, yaml.reader.ReaderError):  # a control character: it has a position, not a mark
@@ -69,6 +75,9 @@ def to_problem(err: dict, root: yaml.Node, filename: str, model: type[BaseModel]
     field = ".".join(str(p) for p in loc) or None
     line = line_of(root, loc)
     kind = err["type"]
+    if isinstance(err.get("input"), BoolForNumber):
+        return Problem(file=filename, line=line, field=field, expected="a number, not true/false",
+                       found=f"{err['input'].value} (a YAML boolean)", fix="write the number itself, e.g. 0.8 or 3")
     if kind == "extra_forbidden":
         known = tuple(owner.model_fields) if owner else ()
         parent = ".".join(str(p) for p in loc[:-1]) or "the top level"
@@ -177,6 +186,58 @@ def line_of(root: yaml.Node | None, loc: tuple) -> int | None:
             break
         node = child
     return line
+
+
+def _lone_surrogates(root: yaml.Node | None, filename: str) -> list[Problem]:
+    """Scalars holding half a surrogate pair ("\\ud800"): no report, comment or check run could be written."""
+    from gate.jsonpos import surrogate_at, surrogate_escape
+
+    problems, seen, stack = [], set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:  # aliases make the tree a graph: visit each node once
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode) and isinstance(node.value, str):
+            at = surrogate_at(node.value)
+            if at is not None:
+                char = surrogate_escape(node.value[at])
+                problems.append(Problem(file=filename, line=node.start_mark.line + 1, expected="text that is valid "
+                                        "Unicode", found=f"a lone surrogate {char} at character {at + 1}",
+                                        fix=f"remove the stray {char} escape, or write the character itself"))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+    return problems
+
+
+def field_line(root: yaml.Node | None, field: str) -> int | None:
+    """1-based line of the key a dotted field path names (`suites.v1.2.checks.bleu`: keys may hold dots, so the
+    longest key that fits is taken at each step); None when gate.yml does not have that exact field."""
+    node, rest, line = root, field, None
+    while rest:
+        head = rest.split(".", 1)[0]
+        if isinstance(node, yaml.SequenceNode) and head.isdigit() and int(head) < len(node.value):
+            node, line, rest = node.value[int(head)], node.value[int(head)].start_mark.line + 1, rest[len(head) + 1:]
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        fits = [(k, v) for k, v in node.value if isinstance(k.value, str)
+                and (rest == k.value or rest.startswith(k.value + "."))]
+        if not fits:
+            return None
+        key, node = max(fits, key=lambda kv: len(kv[0].value))
+        line, rest = key.start_mark.line + 1, rest[len(key.value) + 1:]
+    return line
+
+
+def locate(problem: Problem, place: tuple[str, yaml.Node | None] | None) -> Problem:
+    """A problem that names a gate.yml field but no file, given that file and the field's line."""
+    if place is None or problem.file is not None or not problem.field:
+        return problem
+    line = field_line(place[1], problem.field)
+    return problem if line is None else dataclasses.replace(problem, file=place[0], line=line)
 
 
 def duplicate_keys(node: yaml.Node | None, filename: str, path: tuple = (), seen_nodes: set | None = None

@@ -164,6 +164,15 @@ def test_unavailable_model_exits_3_with_a_fix(example, monkeypatch, capsys):
     assert "llm-gate models pull roberta-large" in err and "Traceback" not in err
 
 
+def test_a_missing_stereotype_classifier_exits_3_with_advice_for_a_classifier(example, monkeypatch, capsys):
+    config = example / "gate.yml"
+    config.write_text(config.read_text().replace("stereotype: models/hearts-standin", "stereotype: org/missing-clf"))
+    assert run_cli(monkeypatch, "run", "-c", str(config), "--suite", "stereotype", "--no-publish") == 3
+    err = capsys.readouterr().err
+    assert "stereotype classifier model 'org/missing-clf' is not available offline" in err
+    assert "models.stereotype" in err and "BERTScore" not in err and "Traceback" not in err
+
+
 def test_suite_selection(example, monkeypatch, capsys):
     config = str(example / "gate.yml")
     assert run_cli(monkeypatch, "run", "-c", config, "--suite", "nope", "--no-publish") == 2

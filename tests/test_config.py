@@ -179,3 +179,39 @@ def test_config_is_frozen():
     with pytest.raises(ValidationError):
         config.name = "other"  # type: ignore[misc]
     assert isinstance(config, GateConfig)
+
+
+def test_every_problem_is_reported_in_one_pass_with_its_line():
+    """An unknown field, an unknown metric and a bad threshold: one run names all three (issue 18)."""
+    found = problems_of(MINIMAL + "    candidate: x\n    checks:\n      bertscore_f: {min: 0.7}\n"
+                        "      coverage: {min: yes}\n")
+    assert [(p.line, p.field) for p in found] == [
+        (7, "suites.fb.candidate"), (9, "suites.fb.checks.bertscore_f"), (10, "suites.fb.checks.coverage.min")]
+    assert "did you mean 'bertscore_f1'?" in found[1].fix and found[2].expected == "a number, not true/false"
+
+
+@pytest.mark.parametrize("text, field", [
+    ("version: true\nsuites: {s: {kind: drift, baseline: b, candidates: c}}\n", "version"),
+    (MINIMAL + "    checks: {coverage: {max_decrease: false}}\n", "suites.fb.checks.coverage.max_decrease"),
+    (MINIMAL + "runtime: {threads: true}\n", "runtime.threads"),
+])
+def test_true_or_false_is_no_number(text, field):
+    [problem] = problems_of(text)
+    assert problem.field == field and problem.expected == "a number, not true/false"
+
+
+def test_yes_stays_a_boolean_where_one_is_wanted():
+    config = parse_config(MINIMAL + "    checks: {coverage: {max_decrease: 0.1, significant: yes}}\n", "gate.yml")
+    assert config.suites["fb"].checks["coverage"].significant is True
+
+
+def test_a_field_line_is_found_through_suite_names_with_dots():
+    import yaml
+
+    from gate.yaml_models import field_line
+
+    root = yaml.compose("suites:\n  v1.2:\n    records: [a,\n      b]\n  v1:\n    models: [m]\n")
+    assert field_line(root, "suites.v1.2.records") == 3
+    assert field_line(root, "suites.v1.2.records.1") == 4
+    assert field_line(root, "suites.v1.models") == 6
+    assert field_line(root, "suites.v1.checks") is None

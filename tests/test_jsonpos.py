@@ -65,3 +65,21 @@ json_values = st.recursive(
 def test_agrees_with_json_on_any_document(value, indent):
     text = json.dumps(value, indent=indent)
     assert loads_with_lines(text)[0] == json.loads(text)
+
+
+def test_a_lone_surrogate_is_found_where_the_string_is():
+    from gate.jsonpos import LoneSurrogate
+
+    text = '{\n  "a": [1,\n    "ok \\ud83d\\ude00",\n    "x\\udc00y"]\n}'
+    with pytest.raises(LoneSurrogate) as caught:
+        loads_with_lines(text)
+    assert (caught.value.line, caught.value.path, caught.value.at) == (4, ("a", 2), 1)  # the escaped pair is fine
+    assert "\\udc00" in caught.value.message
+
+
+def test_lone_surrogates_walks_values_and_keys_in_document_order():
+    from gate.jsonpos import lone_surrogates
+
+    value = json.loads('{"k\\ud800": 1, "b": ["fine \\ud83d\\ude00", {"c": "\\udfff!"}]}')
+    assert [(path, at) for path, _, at in lone_surrogates(value)] == [((), 1), (("b", 1, "c"), 0)]
+    assert list(lone_surrogates(json.loads('["\\ud83d\\ude00", "é", 1, null]'))) == []

@@ -44,6 +44,7 @@ suites:
     checks:
       judge_relevance: {{min: 0.8}}
 """)
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))  # the workflow allows this endpoint
     monkeypatch.chdir(tmp_path)
     return tmp_path, seen
 
@@ -68,3 +69,61 @@ def test_a_missing_api_key_is_a_config_error_naming_the_variable(judged, monkeyp
     monkeypatch.delenv("TEST_JUDGE_KEY", raising=False)
     assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q") == 2
     assert "TEST_JUDGE_KEY" in capsys.readouterr().err
+
+
+def _mixed_run(tmp_path, httpserver, monkeypatch, replies: dict[int, str | int]):
+    """20 queries judged for relevance: 0.8 unless `replies` gives query i a text or an HTTP status."""
+
+    def handler(request):
+        prompt = request.get_json()["messages"][0]["content"]
+        index = int(re.search(r"Query: How long is retention (\d+)\?", prompt).group(1))
+        reply = replies.get(index, "0.8")
+        if isinstance(reply, int):
+            return Response(json.dumps({"error": {"message": "upstream exploded"}}), status=reply,
+                            content_type="application/json")
+        return Response(json.dumps({"choices": [{"message": {"content": reply}}], "usage": {"total_tokens": 5}}),
+                        content_type="application/json")
+
+    httpserver.expect_request(re.compile(r"/v1/chat/completions")).respond_with_handler(handler)
+    rows = [{**ROWS[0], "id": f"q{i}", "query": f"How long is retention {i}?"} for i in range(20)]
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "gate.yml").write_text(f"""\
+version: 1
+suites:
+  qa:
+    kind: rag
+    records: c.jsonl
+    judge: {{enabled: true, base_url: {httpserver.url_for('/v1')}, model: judge-model, api_key_env: TEST_JUDGE_KEY,
+             criteria: [relevance], max_retries: 0, cache: false}}
+""")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TEST_JUDGE_KEY", "sk-test-123")
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))  # the workflow allows this endpoint
+    assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q") in (0, 1)  # 1: overall_score < 0.75
+    [suite] = json.loads((tmp_path / "gate-report" / "report.json").read_text())["suites"]
+    [group] = [g for g in suite["groups"] if g["level"] == "group"]
+    items = {u["key"]["id"]: u["reason"] for u in suite["unmeasured"]
+             if u["metric"] == "judge_relevance" and "id" in u["key"]}
+    return group["metrics"]["judge_relevance"], items, suite
+
+
+@pytest.mark.parametrize("failure", ["great answer", 500], ids=["unparseable", "http-500"])
+def test_one_unscored_query_of_20_is_listed_and_the_mean_is_over_the_rest(tmp_path, httpserver, monkeypatch,
+                                                                          failure):
+    score, items, suite = _mixed_run(tmp_path, httpserver, monkeypatch, {7: failure})
+    assert score == pytest.approx(0.8)  # 19 scored queries at 0.8; 1 of 20 = 5% may go unscored
+    expected = "unparseable answer: 'great answer'" if failure == "great answer" else "request failed: 500"
+    assert list(items) == ["q7"] and items["q7"].startswith(expected)
+    assert any("judge_relevance is the mean over 19 of 20 queries; 1 the judge could not score" in n
+               for n in suite["notes"])
+
+
+def test_two_unscored_queries_of_20_leave_the_metric_unmeasured_whatever_the_failure(tmp_path, httpserver,
+                                                                                     monkeypatch):
+    score, items, suite = _mixed_run(tmp_path, httpserver, monkeypatch, {3: "great answer", 11: 500})
+    assert score is None  # 2 of 20 = 10% unscored: more than 5%
+    assert items["q3"].startswith("unparseable answer: 'great answer'")
+    assert items["q11"].startswith("request failed: 500")
+    assert len(items) == 2
+    [gap] = [u for u in suite["unmeasured"] if u["metric"] == "judge_relevance" and "id" not in u["key"]]
+    assert gap["reason"].startswith("the LLM judge did not judge 2 of 20 queries (")

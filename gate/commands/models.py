@@ -38,7 +38,9 @@ def _load(config_path: Path | None) -> tuple[GateConfig | None, Path, Path]:
     return config, path.resolve().parent, Path(config.runtime.cache_dir)
 
 
-def list_models(config_path: Path | None) -> None:
+def list_models(config_path: Path | None) -> int:
+    """Print each model and where it loads from; the number of models a suite needs that cannot load offline
+    (the CLI exits 3 on any: the config is valid, but a run that uses them fails at run time)."""
     config, base_dir, cache_dir = _load(config_path)
     entries = configured_models(config)
     width = max(len(role) for role, _, _ in entries)
@@ -56,6 +58,7 @@ def list_models(config_path: Path | None) -> None:
         sys.stdout.write(f"{role:<{width}}  {name}\n{'':<{width}}  -> {where}\n")
     if missing:
         sys.stdout.write(f"{missing} model(s) missing; suites that use them exit 3 until they are pulled.\n")
+    return missing
 
 
 def pull_models(names: list[str], config_path: Path | None, target: Path | None) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.errors import InputError, Problem
-from gate.jsonpos import JsonSyntaxError, loads_with_lines
+from gate.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates, surrogate_escape
 
 
 @dataclass(frozen=True)
@@ -136,6 +136,8 @@ def read_json_document(path: Path) -> tuple[JsonDocument | None, list[Problem]]:
         return None, [Problem(file=source.file, expected="JSON content", found="an empty file", fix=EMPTY_FIX)]
     try:
         value, lines = loads_with_lines(text)
+    except LoneSurrogate as exc:
+        return None, [surrogate_problem(source.file, exc.line, exc.path, exc.text, exc.at)]
     except JsonSyntaxError as exc:
         return None, [Problem(file=source.file, line=exc.line, expected="valid JSON",
                               found=f"{exc.message} at column {exc.column}", fix="fix the JSON syntax there")]
@@ -209,6 +211,11 @@ def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
             problems.append(Problem(file=shown, line=number, expected="a JSON object",
                                     found=f"a JSON {type(value).__name__}", fix=NOT_OBJECT_FIX))
             continue
+        if "\\u" in line:  # only a \u escape can make a lone surrogate: the usual line is not walked
+            bad = [surrogate_problem(shown, number, *found) for found in lone_surrogates(value)]
+            if bad:
+                problems += bad
+                continue
         records.append(RawRecord(value, SourceRef(shown, number), len(records)))
     if not records and not problems:
         problems.append(Problem(file=shown, expected="at least one record", found="an empty file", fix=EMPTY_FIX))
@@ -234,6 +241,16 @@ def _read_json_records(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         problems.append(Problem(file=document.source.file, expected="at least one record", found="an empty array",
                                 fix=EMPTY_FIX))
     return records, problems
+
+
+def surrogate_problem(file: str, line: int | None, path: tuple, text: str, at: int) -> Problem:
+    """A string that JSON can escape but Unicode cannot hold: half of a surrogate pair (`"\\ud800"`)."""
+    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).removeprefix(".")
+    return Problem(file=file, line=line, field=field.encode("utf-8", "backslashreplace").decode() or None,
+                   expected="text that is valid Unicode",
+                   found=f"a lone surrogate {surrogate_escape(text[at])} at character {at + 1}",
+                   fix=f"remove the stray {surrogate_escape(text[at])} escape, or complete the pair (a character "
+                       "beyond U+FFFF is two escapes, e.g. \\ud83d\\ude00)")
 
 
 def read_json_quiet(path: Path) -> Any:

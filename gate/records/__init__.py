@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PrivateAttr, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic_core import PydanticCustomError
 
 from gate.errors import Problem, describe
@@ -62,6 +62,13 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _whole(value: Any) -> Any:
+    """JSON's true/false are not counts: pydantic's lax int would take true as 1."""
+    if isinstance(value, bool):
+        raise invalid("a whole number", "write a whole number, e.g. 12, not true/false")
+    return value
+
+
 def short(text: str, limit: int = 60) -> str:
     """A user's id or name inside a message: as written, unless it is long enough to flood the message."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -74,6 +81,11 @@ def _text(value: Any) -> Any:
 Id = Annotated[str, BeforeValidator(_as_id)]
 FiniteFloat = Annotated[float, BeforeValidator(_finite)]
 Text = Annotated[str, BeforeValidator(_text)]
+# Magnitudes no real record reaches: a credit, a latency in seconds (11.6 days), a cost, a graded judgment. Past
+# them a sum or a squared deviation overflows a float and a run would crash instead of naming the record.
+MAX_MAGNITUDE = 1_000_000
+Magnitude = Annotated[FiniteFloat, Field(ge=0, le=MAX_MAGNITUDE)]
+Count = Annotated[int, BeforeValidator(_whole), Field(ge=0, le=10**9)]  # tokens: a billion per query at most
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from gate import io
 from gate.config import DriftSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
-from gate.records import FiniteFloat, Id, InputModel, Text, selected_models, short, validate, validate_raw
+from gate.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -22,11 +23,22 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 class FeedbackItem(InputModel):
     title: Text
     description: Text
-    credits: FiniteFloat
+    credits: Magnitude  # points awarded: 0 to 1e6 (a negative credit is not a score a tutor gives)
+
+
+def _timestamp(value: Any) -> Any:
+    """The baseline's age is judged from it (`baselines.max_age_days`): text that is no date would be skipped."""
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise invalid("an ISO 8601 date and time, e.g. \"2025-08-28T10:00:00Z\"", "write when the baseline "
+                          "was made as YYYY-MM-DDTHH:MM:SSZ, or leave `timestamp` out") from None
+    return value
 
 
 class BaselineFeedback(InputModel):
-    timestamp: str | None = None
+    timestamp: Annotated[str | None, AfterValidator(_timestamp)] = None
     model_version: str | None = None
     feedback: list[FeedbackItem]
 

@@ -12,7 +12,7 @@ from pydantic import Field
 from gate import io
 from gate.config import HeuristicSuiteConfig
 from gate.errors import InputError, Problem, describe
-from gate.records import InputModel, Text, selected_models, short, validate_raw
+from gate.records import Id, InputModel, Text, selected_models, short, validate_raw
 from gate.rubric import Rubric, load_rubric
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -24,6 +24,7 @@ class HeuristicRecord(InputModel):
     prompt_id: NonEmpty
     response: Text  # an empty response is scored like any other, and counted in the missing-data analysis
     prompt: str | None = None
+    id: Id | None = None  # optional; carried first in items.csv when the records have one (DESIGN.md §5)
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,21 @@ from pydantic import Field, model_validator
 from gate import io
 from gate.config import RagSuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import FiniteFloat, Id, InputModel, Text, invalid, short, validate_raw
+from gate.records import (
+    MAX_MAGNITUDE,
+    Count,
+    FiniteFloat,
+    Id,
+    InputModel,
+    Magnitude,
+    Text,
+    invalid,
+    short,
+    validate_raw,
+)
 
 NonEmpty = Annotated[str, Field(min_length=1)]
-NonNegative = Annotated[FiniteFloat, Field(ge=0)]
+Score = Annotated[FiniteFloat, Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 
 
 class RagRecord(InputModel):
@@ -27,12 +38,12 @@ class RagRecord(InputModel):
     ground_truth_contexts: list[str] | None = None
     retrieved_ids: list[Id] | None = None
     ground_truth_ids: list[Id] | None = None
-    relevance_scores: list[FiniteFloat] | None = None  # the retriever's own scores (informational)
-    ground_truth_relevance: list[NonNegative] | None = None  # graded judgments, aligned with the ground truth
-    latency: NonNegative | None = None  # seconds
-    prompt_tokens: Annotated[int, Field(ge=0)] | None = None
-    completion_tokens: Annotated[int, Field(ge=0)] | None = None
-    cost: NonNegative | None = None
+    relevance_scores: list[Score] | None = None  # the retriever's own scores (informational)
+    ground_truth_relevance: list[Magnitude] | None = None  # graded judgments, aligned with the ground truth
+    latency: Magnitude | None = None  # seconds, at most 1e6
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
+    cost: Magnitude | None = None
     id: Id | None = None
     system: str | None = None
 

@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, Field, field_validator
 from gate import io
 from gate.config import StabilitySuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import FiniteFloat, Id, InputModel, Text, invalid, selected_models, short, validate_raw
+from gate.records import MAX_MAGNITUDE, FiniteFloat, Id, InputModel, Text, invalid, selected_models, short, validate_raw
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -47,8 +47,10 @@ class StabilityRecord(InputModel):
         if values is None:
             return None
         for value in values:
-            if not math.isfinite(value) or value > 1e-6:
-                raise invalid("natural-log token probabilities, each finite and ≤ 0", found=f"{value!r} among them",
+            # below -1e6 is no probability a model reports (float32 stops near -104), and sums of such overflow
+            if not math.isfinite(value) or value > 1e-6 or value < -MAX_MAGNITUDE:
+                raise invalid("natural-log token probabilities, each finite, ≤ 0 and ≥ -1000000",
+                              found=f"{value!r} among them",
                               fix="give log-probabilities (ln p ≤ 0), not probabilities or scores")
         return values or None
 

@@ -173,7 +173,7 @@ def _comparison_tables(suite: SuiteVerdict) -> list[dict[str, Any]]:
              "pct": f"{r['delta_pct']:+.1f}%" if r["delta_pct"] is not None else "—",
              "evidence": (f"CI [{r['low']:+.3g}, {r['high']:+.3g}]" if r["low"] is not None else
                           (f"p = {r['p_value']:.3g}" if r["p_value"] is not None else "")) +
-                         (f", n = {r['n']}" if r["n"] else ""),
+                         (f", n = {r['n']} paired" if r["n"] else ""),
              "outcome": r["outcome"]} for r in rows]})
     return tables
 

@@ -76,6 +76,9 @@ def _heuristic(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]
     ranking["overall"] = _ranking([(dict(g.key)["model"], g.metrics.get("final_score_mean"))
                                    for g in result.groups_at("model")])
     missing, empty = result.inputs.get("missing", []), result.inputs.get("empty", [])
+    slots = result.inputs.get("missing_slots", [])
+    counted = [x for x in slots if x.get("prompt_ids") is None]  # `expected` gave a count: ids unknowable
+    shortfall = {(x["model"], x["category"]): x for x in slots}
     xlsx = directory / "records.xlsx"
     io.write_xlsx_atomic(xlsx, {
         "records": (result.item_columns, [[{**dict(i.key), **i.values}.get(c) for c in result.item_columns]
@@ -83,20 +86,28 @@ def _heuristic(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]
         "summary": (["model", "category", "metric", "n", *stats], summary_rows),
         "ranking": (["category", "rank", "model", "final_score_mean"],
                     [[c, k + 1, r["model"], r["value"]] for c, rows in ranking.items() for k, r in enumerate(rows)]),
-        "missing": (["model", "category", "prompt_id", "problem"],
-                    [[x["model"], x["category"], x["prompt_id"], "missing"] for x in missing]
-                    + [[x["model"], x["category"], x["prompt_id"], "empty"] for x in empty]),
+        "missing": (["model", "category", "prompt_id", "problem", "expected", "found", "missing"],
+                    [[x["model"], x["category"], x["prompt_id"], "missing",
+                      *_slot_counts(shortfall.get((x["model"], x["category"])))] for x in missing]
+                    + [[x["model"], x["category"], None, "missing (prompt ids unknown: expected gives a count)",
+                        *_slot_counts(x)] for x in counted]
+                    + [[x["model"], x["category"], x["prompt_id"], "empty", None, None, None] for x in empty]),
     })
     expected = settings["expected"]
     text = render({"suite": result.name, "rubric": settings["rubric"], "generated_at": run_day,
                    "models": settings["models"], "categories": list(tables), "expected": expected,
                    "total_expected": sum(expected.values()) * len(settings["models"]),
                    "received": len(result.items), "weights": settings["weights"], "tables": tables,
-                   "ranking": ranking, "missing": missing, "empty": empty},
+                   "ranking": ranking, "missing": missing, "counted": counted, "empty": empty,
+                   "missing_total": sum(x["missing"] for x in slots) if slots else len(missing)},
                   template="exports/comprehensive_analysis_report.txt.j2")
     report = directory / "comprehensive_analysis_report.txt"
     io.write_text_atomic(report, text)
     return [xlsx, report]
+
+
+def _slot_counts(slot: dict | None) -> list[int | None]:
+    return [None, None, None] if slot is None else [slot["expected"], slot["found"], slot["missing"]]
 
 
 def _fixed(value: float | None) -> str:

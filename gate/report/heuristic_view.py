@@ -3,6 +3,7 @@ missing-data analysis, and why the lowest responses scored as they did (the indi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from gate.judge import SuiteVerdict
@@ -39,12 +40,27 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
         "categories": [inert(c) for c in categories],
         "rows": rows,
         "metric_tables": metric_rows,
-        "missing": [inert(f"{x['model']} · {x['category']} · {x['prompt_id']}", newline=" ")
-                    for x in result.inputs.get("missing", [])],
+        "missing": _missing(result.inputs),
+        "missing_total": _missing_total(result.inputs),
         "empty": [inert(f"{x['model']} · {x['category']} · {x['prompt_id']}", newline=" ")
                   for x in result.inputs.get("empty", [])],
         "lowest": [_explain(item) for item in lowest],
     }
+
+
+def _missing(inputs: Mapping[str, Any]) -> list[str]:
+    """The absent responses by prompt id where `expected` lists ids; by (model, category) count where it gives
+    only a count (which prompts are absent cannot be known then)."""
+    out = [inert(f"{x['model']} · {x['category']} · {x['prompt_id']}", newline=" ")
+           for x in inputs.get("missing", [])]
+    return out + [inert(f"{x['model']} · {x['category']}: {x['missing']} of {x['expected']}", newline=" ")
+                  + " (prompt ids unknown: `expected` gives a count)"
+                  for x in inputs.get("missing_slots", []) if x.get("prompt_ids") is None]
+
+
+def _missing_total(inputs: Mapping[str, Any]) -> int:
+    slots = inputs.get("missing_slots")
+    return len(inputs.get("missing", [])) if slots is None else sum(x["missing"] for x in slots)
 
 
 def _cell(suite: SuiteVerdict, group, rank: int | None) -> str:

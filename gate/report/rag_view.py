@@ -43,7 +43,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     comparisons = []
     for title, rows in result.inputs.get("comparisons", {}).items():
         comparisons.append({"title": inert(title), "rows": [_row(r) for r in rows if r["baseline"] is not None
-                                                            or r["candidate"] is not None]})
+                                                            or r["candidate"] is not None or r["delta"] is not None]})
     return {
         "settings": f"k = {', '.join(map(str, k))} · embedding <code>{inert(settings['embedding'])}</code> · "
                     f"faithfulness: answer sentences with cosine ≥ {settings['faithfulness_threshold']:g} to a "
@@ -74,15 +74,23 @@ def _row(row: dict) -> dict[str, str]:
     else:
         change = f"{pct:+.1f}%"
     if row["low"] is not None and row["method"] and "bootstrap" in row["method"]:
-        evidence = f"CI [{format(row['low'], '+' + fmt)}, {format(row['high'], '+' + fmt)}], n={row['n']}"
+        evidence = f"CI [{format(row['low'], '+' + fmt)}, {format(row['high'], '+' + fmt)}], n={row['n']} paired"
     elif row["p_value"] is not None:
-        evidence = f"p={row['p_value']:.3g}, n={row['n']}"
+        evidence = f"p={row['p_value']:.3g}, n={row['n']} paired"
     else:
-        evidence = f"n={row['n']}" if row["n"] else "system-level"
+        evidence = f"n={row['n']} paired" if row["n"] else "system-level"
+    if row["n"] and _subset(row):  # Δ's sample is not the system means' sample: say so, with its own means
+        evidence += (f"; over the {row['n']} queries both systems measured: "
+                     f"{number(row.get('paired_baseline'), fmt)} → {number(row.get('paired_candidate'), fmt)}")
     mark = {"improvement": "✅ improvement", "regression": "⚠️ regression"}.get(row["outcome"], "")
     # metric names are ours (judge criteria are validated to letters, digits and '_'): no escaping needed
     return {"metric": row["metric"].replace("_at_k.", "@"), "baseline": number(row["baseline"], fmt),
             "candidate": number(row["candidate"], fmt), "change": change, "evidence": evidence, "mark": mark}
+
+
+def _subset(row: dict) -> bool:
+    """Whether the paired queries are fewer than a system measured (its mean is then over more queries)."""
+    return any(row.get(side) is not None and row["n"] < row[side] for side in ("n_baseline", "n_candidate"))
 
 
 def _worse(result, count: int) -> list[dict[str, str]]:

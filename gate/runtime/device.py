@@ -1,8 +1,16 @@
 """Device, precision and threads: CUDA when present (auto), else CPU; fp16 on CUDA, fp32 on CPU (bf16 on
-request, on CPUs with native bfloat16); one torch thread per CPU the process may use."""
+request, on CPUs with native bfloat16); one torch thread per CPU the process may use.
+
+What the CPU can do is read in one place, `cpu_caps()`, once per process. `LLM_GATE_SIMULATE_CPU` replaces
+that probe, for tests and diagnostics only: `avx2` makes a machine with AVX-512 and bf16 answer like one
+without them (CI runs the runtime tests a second time so), `avx512-bf16` the reverse (claims only: torch still
+runs the host's kernels, emulating bf16 where the CPU has none). It is never needed in a real run.
+"""
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +18,18 @@ from gate.config import Device, Precision
 from gate.errors import RuntimeFailure
 
 _DTYPES = {Precision.FP32: "float32", Precision.FP16: "float16", Precision.BF16: "bfloat16"}
+SIMULATE_CPU = "LLM_GATE_SIMULATE_CPU"
+
+
+@dataclass(frozen=True)
+class CpuCaps:
+    kernels: str  # torch's CPU kernel level ("AVX2", "AVX512", "DEFAULT", ...): a shard's results depend on it
+    native_bf16: bool  # AVX512-BF16 or AMX: bf16 runs natively (else torch emulates it, slower than fp32)
+
+
+SIMULATED = {"default": CpuCaps("DEFAULT", False), "none": CpuCaps("DEFAULT", False),
+             "avx2": CpuCaps("AVX2", False), "avx512": CpuCaps("AVX512", False),
+             "avx512-bf16": CpuCaps("AVX512", True)}
 
 
 @dataclass(frozen=True)
@@ -39,13 +59,28 @@ def choose(device: Device, precision: Precision, cuda_available: bool, cuda_name
     return DeviceChoice("cuda" if use_cuda else "cpu", dtype, cuda_name if use_cuda else "cpu")
 
 
-def select(device: Device, precision: Precision) -> DeviceChoice:
+@functools.cache
+def cpu_caps() -> CpuCaps:
+    """This CPU's kernels and bf16 support, probed once per process, or those `LLM_GATE_SIMULATE_CPU` names."""
+    simulated = os.environ.get(SIMULATE_CPU, "").strip().lower()
+    if simulated:
+        if simulated not in SIMULATED:
+            raise RuntimeFailure(f"{SIMULATE_CPU}={simulated!r} names no simulated CPU",
+                                 fix=f"use one of {', '.join(SIMULATED)}, or unset it (it is for tests only)")
+        return SIMULATED[simulated]
+    import torch
+
+    return CpuCaps(str(torch.backends.cpu.get_cpu_capability()), bool(torch.ops.mkldnn._is_mkldnn_bf16_supported()))
+
+
+def select(device: Device, precision: Precision, caps: CpuCaps | None = None) -> DeviceChoice:
+    """`choose` on this machine; `caps` (default: `cpu_caps()`) says whether its CPU has native bf16."""
     import torch
 
     available = torch.cuda.is_available()
     name = torch.cuda.get_device_name(0) if available else "cpu"
     choice = choose(device, precision, available, name)
-    if choice.device == "cpu" and choice.dtype == "bfloat16" and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+    if choice.device == "cpu" and choice.dtype == "bfloat16" and not (caps or cpu_caps()).native_bf16:
         # emulated bf16 runs several times slower than fp32 and is less exact: no reason to want it
         raise RuntimeFailure(
             "runtime.precision 'bf16' needs a CPU with native bfloat16 (AVX512-BF16 or AMX); this one has none",

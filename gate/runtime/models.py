@@ -46,7 +46,22 @@ def model_dirs(cache_dir: Path) -> list[Path]:
     return [*dirs, cache_dir / "models"]
 
 
-def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False) -> ResolvedModel:
+# What to do instead of pulling, per role (the roles `gate.runtime.integrity` names): only BERTScore and the
+# embedder have an embedded stand-in; a stereotype classifier must be a sequence-classification model.
+ALTERNATIVES = {
+    "BERTScore": "point models.bertscore.model at a local directory, or use the embedded backbone "
+                 "`{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}` for BERTScore",
+    "embedding": "point models.embedding at a local directory, or use the embedded "
+                 "`sentence-transformers/all-MiniLM-L6-v2` (no download)",
+    "stereotype classifier": "point models.stereotype at a local sequence-classification model directory (its "
+                             "config.json names the labels; no stereotype classifier is embedded)",
+}
+
+
+def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
+            role: str | None = None) -> ResolvedModel:
+    """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, with advice for its `role`
+    ("BERTScore", "embedding" or "stereotype classifier"; None: any model)."""
     looked: list[str] = []
     for candidate in _local_candidates(name, base_dir):
         looked.append(f"local path {candidate}")
@@ -73,10 +88,9 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
         path = pull(name, cache_dir / "models")
         return ResolvedModel(name, path, ModelSource.HUB, path.name)
     raise ModelUnavailable(
-        f"model {name!r} is not available offline (looked in: {'; '.join(looked)})",
-        fix=f"run `llm-gate models pull {name}` on a machine with network (or bake it into the image), "
-        "point the config at a local directory, or use the embedded backbone "
-        "`{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}` for BERTScore",
+        f"{role + ' ' if role else ''}model {name!r} is not available offline (looked in: {'; '.join(looked)})",
+        fix=f"run `llm-gate models pull {name}` on a machine with network (or bake it into the image), or "
+        + ALTERNATIVES.get(role or "", "point the config at a local model directory"),
     )
 
 

@@ -63,17 +63,18 @@ class TorchRuntime:
                   CLASSIFIER: self._classifiers.get(path)}.get(kind)
         return getattr(loaded, "meter", None)
 
-    def resolve(self, name: str) -> models.ResolvedModel:
+    def resolve(self, name: str, role: str | None = None) -> models.ResolvedModel:
+        """`name`'s model directory, resolved once; `role` (as `integrity` names it) picks a missing model's fix."""
         if name not in self._resolved:
             self._resolved[name] = models.resolve(name, base_dir=self.base_dir, cache_dir=self.cache_dir,
-                                                  allow_download=self.config.allow_download)
+                                                  allow_download=self.config.allow_download, role=role)
         return self._resolved[name]
 
     def engine_for(self, spec: BertScoreSpec) -> tuple[Any, int]:
         """The BERTScore engine of `spec` (loaded once per model directory and layer) and its layer."""
         from gate.runtime import bertscore
 
-        resolved = self.resolve(spec.model)
+        resolved = self.resolve(spec.model, "BERTScore")
         layer = resolve_layer(spec)
         engine = self._bertscore.get((resolved.path, layer))
         if engine is None:
@@ -112,7 +113,7 @@ class TorchRuntime:
 
         from gate import io
 
-        resolved = self.resolve(model)
+        resolved = self.resolve(model, "stereotype classifier")
         config = io.read_json_quiet(resolved.path / "config.json")
         labels = config.get("id2label") if isinstance(config, dict) else None
         try:
@@ -134,13 +135,14 @@ class TorchRuntime:
         """The `SentenceEmbedder` of `model`, loaded once per model directory."""
         from gate.runtime.embeddings import SentenceEmbedder
 
-        return self._load(self._embedders, self.resolve(model), "embedding", SentenceEmbedder.load)
+        return self._load(self._embedders, self.resolve(model, "embedding"), "embedding", SentenceEmbedder.load)
 
     def classifier(self, model: str) -> Any:
         """The `SequenceClassifier` of `model`, loaded once per model directory."""
         from gate.runtime.classifier import SequenceClassifier
 
-        return self._load(self._classifiers, self.resolve(model), "stereotype classifier", SequenceClassifier.load)
+        role = "stereotype classifier"
+        return self._load(self._classifiers, self.resolve(model, role), role, SequenceClassifier.load)
 
     def fingerprint(self, model: str, extra: Sequence[str] = ()) -> Fingerprint:
         """What `model`'s results are computed with (BERTScore adds its parameters in `bertscore_result`)."""

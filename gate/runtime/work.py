@@ -21,6 +21,7 @@ import numpy as np
 from gate.runtime import models
 from gate.runtime.api import BertScoreSpec, EngineCost, RuntimeSummary
 from gate.runtime.cache import ArrayCache
+from gate.runtime.device import cpu_caps
 from gate.runtime.plan import BERTSCORE, CLASSIFIER, EMBEDDING, EnginePlan, Shard, WorkPlan, entry_key
 from gate.runtime.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.store import EngineInfo, EngineResults, ResultStore
@@ -44,10 +45,13 @@ def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None,
 
 def environment(runtime: TorchRuntime) -> dict[str, str]:
     """What decides the last bits beyond models and libraries: the device, its precision and its kernels."""
-    import torch
-
     choice = runtime.device
-    kernels = torch.cuda.get_device_name(0) if choice.device == "cuda" else torch.backends.cpu.get_cpu_capability()
+    if choice.device == "cuda":
+        import torch
+
+        kernels = torch.cuda.get_device_name(0)
+    else:
+        kernels = cpu_caps().kernels
     return {"device": choice.device, "dtype": choice.dtype, "kernels": str(kernels)}
 
 

@@ -23,6 +23,16 @@ class ScoringContext:
 
 
 @dataclass(frozen=True)
+class KnownMetrics:
+    """The exact metrics a suite may check, where its config entry alone tells (a heuristic suite on a packaged
+    rubric): gate.yml's loader then reports a typo with the schema errors instead of after reading the inputs."""
+
+    owner: str  # what defines them, for the message: "rubric seed-v1"
+    names: tuple[str, ...]
+    hint: str  # the fix when no name is close
+
+
+@dataclass(frozen=True)
 class Scorer:
     kind: str
     config_model: type[SuiteBase]
@@ -41,6 +51,8 @@ class Scorer:
     # ("" where a same-named item value is not what the metric averages, e.g. corpus BLEU). Paired
     # significance tests pair items through it.
     item_means: Mapping[str, str] = field(default_factory=dict)
+    # (the suite's raw gate.yml entry) -> its exact metrics, or None where only its inputs tell (then `knows`)
+    metrics_of: Callable[[Mapping[str, Any]], KnownMetrics | None] | None = None
 
     def item_column(self, metric: str, columns: tuple[str, ...]) -> str | None:
         """The item column whose mean `metric` is, or None when it is not a mean over items."""

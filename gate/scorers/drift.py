@@ -24,6 +24,7 @@ from gate.records.drift import (
 from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
 from gate.runtime.api import BertScoreSpec
 from gate.scorers.base import Scorer, ScoringContext
+from gate.similarity import snap
 from gate.stats import maximum, mean, std
 
 METRICS = {
@@ -94,6 +95,11 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
     idf_corpus = [feedback_text(s.baseline_feedback.feedback) for s in baselines.values()
                   if s.baseline_feedback is not None] if config.idf else []
     scores = context.runtime.bertscore(spec, [p[0] for p in pairs], [p[1] for p in pairs], idf_corpus)
+    # P, R and F1 are cosine-based: ≤ 1 (rescaling keeps that), ≥ -1 unless rescaled. float32 noise past those
+    # bounds (an F1 of 1.0000000180620137 for identical texts) is put back on them; real excursions stay.
+    low = None if config.rescale_with_baseline else -1.0
+    precision, recall, f1 = ([snap(x, low, 1.0) for x in values]
+                             for values in (scores.precision, scores.recall, scores.f1))
     scored = []
     unmeasured: list[Unmeasured] = []
     for i, candidate in enumerate(candidates):
@@ -107,8 +113,8 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
         if drifts is None:
             unmeasured.append(Unmeasured(key, "credit_drift", "item mode: baseline or candidate has no items"))
         scored.append(_Scored(candidate, baseline,
-                              None if both_empty else scores.precision[i], None if both_empty else scores.recall[i],
-                              None if both_empty else scores.f1[i], drifts, scores.windowed[i]))
+                              None if both_empty else precision[i], None if both_empty else recall[i],
+                              None if both_empty else f1[i], drifts, scores.windowed[i]))
     groups, group_unmeasured, notes = _groups(data, scored)
     windowed = sum(s.windowed for s in scored)
     if windowed:

@@ -7,17 +7,19 @@ min and max of each, and the missing-data analysis against the expected models �
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gate import io
 from gate.config import CheckConfig, HeuristicSuiteConfig
 from gate.records.heuristic import HeuristicData, HeuristicRecord, load_heuristic
 from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
 from gate.rubric import DEFAULT_RUBRIC, RUBRICS, Rubric
-from gate.scorers.base import Scorer, ScoringContext
+from gate.scorers.base import KnownMetrics, Scorer, ScoringContext
 from gate.scorers.heuristic_rules import ResponseScore, score_response
 from gate.stats import maximum, mean
 
@@ -39,14 +41,26 @@ def _catalogue(metric_names: Sequence[str]) -> dict[str, MetricSpec]:
     return specs
 
 
-def _seed_metric_names() -> list[str]:
+@functools.cache
+def _packaged_metric_names(name: str = DEFAULT_RUBRIC) -> tuple[str, ...]:
     import yaml
 
-    data = yaml.safe_load(io.read_text(RUBRICS / f"{DEFAULT_RUBRIC}.yml", "rubric"))
-    return list(dict.fromkeys(m for c in data["categories"].values() for m in c["metrics"]))
+    data = yaml.safe_load(io.read_text(RUBRICS / f"{name}.yml", "rubric"))
+    return tuple(dict.fromkeys(m for c in data["categories"].values() for m in c["metrics"]))
 
 
-METRICS = _catalogue(_seed_metric_names())
+def _packaged_metrics(suite: Mapping[str, Any]) -> KnownMetrics | None:
+    """The metrics of a suite on a packaged rubric (`rubric:` left out or a packaged name, as `load_rubric`
+    resolves it); None for a rubric file, read only with the suite's inputs."""
+    name = suite.get("rubric") or DEFAULT_RUBRIC
+    if not isinstance(name, str) or "/" in name or name.endswith((".yml", ".yaml")) \
+            or not (RUBRICS / f"{name}.yml").is_file():
+        return None
+    return KnownMetrics(f"rubric {name}", tuple(_catalogue(_packaged_metric_names(name))),
+                        "metrics are <rubric metric>_<mean|median|std|min|max>, final_score_…, missing_ratio")
+
+
+METRICS = _catalogue(_packaged_metric_names())
 DEFAULT_CHECKS = {"final_score_mean": CheckConfig(min=5.0), "missing_ratio": CheckConfig(max=0.1)}
 
 
@@ -89,12 +103,17 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
     scored = [_Scored(r, score_response(rubric, r.category, r.response, r.prompt_id)) for r in data.records]
     expected = expected_matrix(suite, data)
     groups, gaps, missing = [], [], []
+    slots: list[dict[str, Any]] = []
     for model in expected.models:
         for category in expected.prompts:
             mine = [s for s in scored if s.record.model == model and s.record.category == category]
             key: Key = (("model", model), ("category", category))
             absent = _missing(expected, category, mine)
             missing += [{"model": model, "category": category, "prompt_id": p} for p in absent[1]]
+            if absent[0]:  # with only a count, the slot's shortfall is all that can be said
+                slots.append({"model": model, "category": category, "expected": expected.count(category),
+                              "found": len(mine), "missing": absent[0],
+                              "prompt_ids": None if isinstance(expected.prompts[category], int) else absent[1]})
             metrics = _stats(rubric.categories[category].metrics, mine) | _coverage(expected.count(category),
                                                                                    absent[0], mine)
             groups.append(GroupResult("group", key, metrics, len(mine), _sources(mine)))
@@ -107,24 +126,28 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
         metrics = _stats({}, mine) | _coverage(total, absent_total, mine)
         groups.append(GroupResult("model", (("model", model),), metrics, len(mine), _sources(mine)))
     columns = rubric.metric_names()
+    with_id = any(r.id is not None for r in data.records)  # DESIGN.md §5: `id` first when the records have one
     empty = sum(1 for s in scored if not s.record.response.strip())
     notes = []
-    if missing or empty:
-        notes.append(f"Missing-data analysis: {len(missing)} expected response(s) missing, {empty} empty "
+    missing_total = sum(slot["missing"] for slot in slots)
+    if missing_total or empty:
+        notes.append(f"Missing-data analysis: {missing_total} expected response(s) missing, {empty} empty "
                      f"(of {sum(expected.count(c) for c in expected.prompts) * len(expected.models)} expected).")
     return SuiteResult(
         name=name, kind="heuristic", metrics=_stats({}, scored), groups=tuple(groups),
-        items=tuple(_item(s, columns) for s in scored),
-        item_columns=("model", "category", "prompt_id", *columns, "final_score", "empty", "word_count",
-                      "indicators"),
+        items=tuple(_item(s, columns, with_id) for s in scored),
+        item_columns=(*(("id",) if with_id else ()), "model", "category", "prompt_id", *columns, "final_score",
+                      "empty", "word_count", "indicators"),
         unmeasured=tuple(gaps), fingerprint={"rubric": rubric.name, "rubric_hash": _rubric_hash(rubric)},
         settings={"rubric": rubric.name, "models": list(expected.models), "categories": list(expected.prompts),
                   "weights": {c: {m: spec.weight for m, spec in cat.metrics.items()}
                               for c, cat in rubric.categories.items()},
                   "expected": {c: (p if isinstance(p, int) else len(p)) for c, p in expected.prompts.items()}},
-        inputs={"missing": missing, "empty": [{"model": s.record.model, "category": s.record.category,
-                                                "prompt_id": s.record.prompt_id} for s in scored
-                                               if not s.record.response.strip()]},
+        # `missing`: the absent prompt ids where they are known; `missing_slots`: every (model, category) short of
+        # its expected count, with its ids or None (`expected` gave a count), so totals never depend on the form
+        inputs={"missing": missing, "missing_slots": slots,
+                "empty": [{"model": s.record.model, "category": s.record.category, "prompt_id": s.record.prompt_id}
+                          for s in scored if not s.record.response.strip()]},
         notes=tuple(notes),
     )
 
@@ -162,11 +185,12 @@ def _sources(scored: Sequence[_Scored]):
     return tuple(s.record.source_ref for s in scored if s.record.source_ref)
 
 
-def _item(s: _Scored, columns: Sequence[str]) -> Item:
+def _item(s: _Scored, columns: Sequence[str], with_id: bool) -> Item:
     record, score = s.record, s.score
-    return Item(
+    return Item(  # the id is a value, not part of the key: snapshots pair items by (model, category, prompt)
         key=(("model", record.model), ("category", record.category), ("prompt_id", record.prompt_id)),
-        values={**{c: score.metrics.get(c) for c in columns}, "final_score": score.final_score,
+        values={**({"id": record.id} if with_id else {}), **{c: score.metrics.get(c) for c in columns},
+                "final_score": score.final_score,
                 "empty": not record.response.strip(), "word_count": len(record.response.split()),
                 "indicators": "; ".join(f"{f.metric}: {f.label} ({f.points:+g})" for f in score.fired)},
         source=record.source_ref,
@@ -192,4 +216,5 @@ HEURISTIC = Scorer(
     score=score_heuristic,
     model_roles=(),
     metric_pattern=STAT_PATTERN,
+    metrics_of=_packaged_metrics,
 )

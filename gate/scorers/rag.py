@@ -45,6 +45,11 @@ METRICS = {s.name: s for s in (
 PATTERN = re.compile(r"^(delta_)?((precision|recall|ndcg)_at_k\.\d+|judge_[a-z0-9_]+|"
                      + "|".join(re.escape(m) for m in METRICS if m not in ("regressions", "improvements")) + ")$")
 DEFAULT_CHECKS = {"overall_score": CheckConfig(min=0.75)}  # the seed's quality gate: --min-score 0.75
+# One rule for every judge item without a score (unparseable reply, HTTP error, budget spent, not sent): it is
+# listed in `unmeasured` with its reason, and a system's judge_<criterion> is the mean over its scored queries
+# when at most this share went unscored, else unmeasured. Scores lie in [0, 1], so a mean over the rest is within
+# that share of the mean over all, whatever the unscored ones would have scored.
+JUDGE_MAX_UNSCORED = 0.05
 
 
 def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
@@ -76,17 +81,23 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
         values.append(v)
     columns = per_query_metrics(suite)
-    groups, gaps, summaries = [], [], {}
+    groups, gaps, summaries, judge_notes = [], [], {}, []
     for level, which in (("group", "candidate"), ("baseline", "baseline")):
         for system in dict.fromkeys(system_of(r, which) for w, r in records if w == which):
             rows = [i for i, (w, r) in enumerate(records) if w == which and system_of(r, which) == system]
-            lost = _not_judged(rows, not_judged)
+            lost, partly = _not_judged(rows, not_judged)
             metrics, summary = _system([records[i][1] for i in rows], [values[i] for i in rows], columns, suite,
                                        lost)
             key: Key = (("system", system),)
             groups.append(GroupResult(level, key, metrics, len(rows), _sources(records[i][1] for i in rows)))
             gaps += [Unmeasured(key, m, lost.get(m, "no query has the data for it"))
                      for m, v in metrics.items() if v is None]
+            gaps += [Unmeasured((("run", which), ("system", system), ("id", records[i][1].key)), metric, reason)
+                     for i in rows for metric, reason in not_judged.get(i, {}).items()]
+            judge_notes += [f"{system}: {metric} is the mean over {len(rows) - k} of {len(rows)} queries; {k} the "
+                            f"judge could not score are listed as unmeasured (at most {JUDGE_MAX_UNSCORED:.0%} may "
+                            "be, so the mean is within that share of the full sample's)"
+                            for metric, k in partly.items()]
             summaries[(which, system)] = (rows, metrics, summary)
     comparisons = _comparisons(records, values, columns, summaries, suite)
     for (system, base), rows in comparisons.items():
@@ -94,7 +105,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         metrics = rag_compare.comparison_metrics(rows)
         groups.append(GroupResult("comparison", key, metrics, len(rows)))
         gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
-    notes = [n for n in (judge_note, truncation) if n]
+    notes = [n for n in (judge_note, truncation) if n] + judge_notes
     for (_, system), (_, _, summary) in summaries.items():
         if summary["left_out"]:
             notes.append(f"{system}: the overall score leaves out {', '.join(summary['left_out'])} (unmeasured) "
@@ -161,7 +172,7 @@ def _judge(suite: RagSuiteConfig, records,
     not_judged: dict[int, dict[str, str]] = {}
     for item, score in zip(items, run.scores, strict=True):
         scores.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.score
-        if score.failed:
+        if score.score is None:  # unparseable or never answered alike (JUDGE_MAX_UNSCORED)
             not_judged.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.reason or "no reply"
     unmeasured = sum(1 for s in run.scores if s.score is None)
     failure = next((s.reason for s in run.scores if s.failed and s.reason != "budget exhausted"), None)
@@ -172,14 +183,18 @@ def _judge(suite: RagSuiteConfig, records,
     return scores, note, not_judged
 
 
-def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> dict[str, str]:
-    """metric -> why a system's mean of it is unmeasured: some of its queries were never judged."""
+def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> tuple[dict[str, str],
+                                                                                            dict[str, int]]:
+    """(metric -> why a system's mean of it is unmeasured: more than JUDGE_MAX_UNSCORED of its queries have no
+    judge score; metric -> how many queries it leaves out where no more than that share have none)."""
     lost: dict[str, list[str]] = {}
     for row in rows:
         for metric, reason in not_judged.get(row, {}).items():
             lost.setdefault(metric, []).append(reason)
-    return {metric: f"the LLM judge did not judge {len(reasons)} of {len(rows)} queries ({reasons[0]}); a mean "
-                    "over the rest would score another sample" for metric, reasons in lost.items()}
+    over = {metric: f"the LLM judge did not judge {len(reasons)} of {len(rows)} queries ({reasons[0]}); more than "
+                    f"{JUDGE_MAX_UNSCORED:.0%} unscored, a mean over the rest could be another sample's score"
+            for metric, reasons in lost.items() if len(reasons) > JUDGE_MAX_UNSCORED * len(rows)}
+    return over, {metric: len(reasons) for metric, reasons in lost.items() if metric not in over}
 
 
 def _sources(records):

@@ -1,8 +1,11 @@
 """Baseline vs candidate (pure): per-metric Δ and Δ%, direction-aware, and a paired significance test.
 
 Queries are paired by `id` (else by query text). For each per-query metric the values of queries
-measured in both runs are compared: Δ = mean(candidate − baseline), Δ% = Δ / |baseline mean|, and
-a seeded paired bootstrap CI of the mean difference (or a Wilcoxon signed-rank p). A significant
+measured in both runs are compared: Δ = mean(candidate − baseline), Δ% = Δ / |paired baseline mean|, and
+a seeded paired bootstrap CI of the mean difference (or a Wilcoxon signed-rank p). A row's `baseline` and
+`candidate` are the systems' own means (the figures of the system table, over every query each measured);
+the paired subset's means are `paired_baseline`/`paired_candidate` over `n` queries, so a report can show
+the system figures and label the paired ones, never mix the two silently. A significant
 difference in the better direction is an improvement, in the worse direction a regression — lower
 latency and cost are better. System-level figures (corpus BLEU, latency percentiles, throughput,
 overall score) get Δ and Δ% without a test.
@@ -36,6 +39,10 @@ class Row:
     p_value: float | None = None
     outcome: str = "n/a"  # improvement | regression | no significant change | n/a
     method: str | None = None
+    paired_baseline: float | None = None  # means over the n queries measured in both runs (Δ's own sample)
+    paired_candidate: float | None = None
+    n_baseline: int | None = None  # queries each system measured (the system means' sample)
+    n_candidate: int | None = None
 
     @property
     def lower_is_better(self) -> bool:
@@ -46,22 +53,26 @@ def compare(candidate: Mapping[str, Mapping[str, float | None]], baseline: Mappi
             per_query: Sequence[str], system_level: tuple[Mapping[str, float | None], Mapping[str, float | None]],
             significance: Significance) -> list[Row]:
     rows = []
+    cand_sys, base_sys = system_level
     shared = [key for key in candidate if key in baseline]
     for metric in per_query:
         pairs = [(candidate[k].get(metric), baseline[k].get(metric)) for k in shared]
         pairs = [(c, b) for c, b in pairs if c is not None and b is not None]
         name = SUMMARY_NAME.get(metric, metric)
+        n_base = sum(1 for v in baseline.values() if v.get(metric) is not None)
+        n_cand = sum(1 for v in candidate.values() if v.get(metric) is not None)
         if not pairs:
-            rows.append(Row(name, None, None, None, None, n=0))
+            rows.append(Row(name, base_sys.get(name), cand_sys.get(name), None, None, n=0, n_baseline=n_base,
+                            n_candidate=n_cand))
             continue
         cs, bs = [c for c, _ in pairs], [b for _, b in pairs]
         test = paired_difference(cs, bs, method=significance.method.value, alpha=significance.alpha,
                                  resamples=significance.resamples, seed=significance.seed)
         base, cand = sum(bs) / len(bs), sum(cs) / len(cs)
-        row = Row(name, base, cand, test.mean_difference, _pct(test.mean_difference, base), test.n, test.low,
-                  test.high, test.p_value, method=test.method)
+        row = Row(name, base_sys.get(name), cand_sys.get(name), test.mean_difference,
+                  _pct(test.mean_difference, base), test.n, test.low, test.high, test.p_value, method=test.method,
+                  paired_baseline=base, paired_candidate=cand, n_baseline=n_base, n_candidate=n_cand)
         rows.append(_outcome(row, test.significant))
-    cand_sys, base_sys = system_level
     for metric in SYSTEM_LEVEL:
         c, b = cand_sys.get(metric), base_sys.get(metric)
         delta = c - b if c is not None and b is not None else None

@@ -65,6 +65,9 @@ class _Question:
         return self.mean_similarity * self.probability
 
 
+SINGLE_LISTED = 10  # questions with one response named in the note (report.json's `unmeasured` has them all)
+
+
 def score_stability(name: str, suite: StabilitySuiteConfig, data: StabilityData,
                     context: ScoringContext) -> SuiteResult:
     embedding = suite.embedding or context.gate.models.embedding
@@ -84,6 +87,11 @@ def score_stability(name: str, suite: StabilitySuiteConfig, data: StabilityData,
     partial = sum(1 for q in questions if q.probability_source.startswith("partial"))
     if partial:
         notes.append(f"{partial} question(s) have probabilities for only some responses; P is their mean.")
+    single = [q for q in questions if len(q.records) < 2]
+    if single:  # dropped from every mean: the reader must know which, not only that n went down
+        shown = ", ".join(f"{m} · {t} · {qid}" for m, t, qid in (q.key for q in single[:SINGLE_LISTED]))
+        more = f" and {len(single) - SINGLE_LISTED} more" if len(single) > SINGLE_LISTED else ""
+        notes.append(f"{len(single)} question(s) have a single response and are unmeasured (n < 2): {shown}{more}.")
     truncation = embedded.truncation_note("responses")
     if truncation:
         notes.append(truncation)

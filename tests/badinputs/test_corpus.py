@@ -7,7 +7,10 @@ the fix — never a traceback, never before a model is loaded, never touching ea
 from __future__ import annotations
 
 import collections
+import errno
+import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +29,7 @@ from tests.badinputs.projects import (
 )
 
 KINDS = ("drift", "stereotype", "stability", "rag", "heuristic")
-EARLIER = '{"schema": 1, "verdict": "pass"}'  # a report a previous run wrote
+EARLIER = '{"schema": 1, "verdict": "pass", "suites": []}'  # a report an earlier llm-gate (no marker) wrote
 
 
 class ModelsTouched(AssertionError):
@@ -112,3 +115,51 @@ def test_odd_but_valid_inputs_load(name, project):
     config = load_config(project / "gate.yml")
     [loaded] = load_suites(select_suites(config, (), ()), project)
     assert loaded.data
+
+
+# ---------------------------------------------------------------- an output directory the gate cannot write
+
+
+def _unwritable(directory, monkeypatch) -> None:
+    """`directory` as the kernel shows it to a user without write permission. Root writes anywhere, so for root
+    the kernel's answer (os.access) is stood in for; any other user gets a real read-only directory."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        return
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if Path(path) == directory
+                        else real(path, mode, **kw))
+
+
+def test_an_unwritable_output_dir_is_refused_before_the_model_work(project, monkeypatch, capsys):
+    write_project(project, base_files("heuristic"))
+    (project / "locked").mkdir()
+    _unwritable(project / "locked", monkeypatch)
+
+    code = run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q", "--output-dir", "locked/out")
+
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and "internal error" not in err, err
+    assert "field '--output-dir" in err and f"{project / 'locked'}" in err and f"uid {os.geteuid()}" in err, err
+    assert "Fix: make " in err and "writable" in err, err
+
+
+def test_a_read_only_output_dir_found_while_writing_exits_2(tmp_path, monkeypatch, capsys):
+    """The filesystem refuses the report only when it is written (remounted read-only mid-run, say)."""
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, base_files("heuristic"))
+    real_mkdir = os.mkdir
+
+    def read_only(path, *args, **kwargs):
+        if Path(path).parent == tmp_path / "out":
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    (tmp_path / "out").mkdir()
+    monkeypatch.setattr(os, "mkdir", read_only)
+    code = run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q", "--output-dir", "out/report")
+
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and "internal error" not in err, err
+    assert os.strerror(errno.EROFS) in err and f"uid {os.geteuid()}" in err and "Fix: " in err, err
+    assert not (tmp_path / "out" / "report").exists()

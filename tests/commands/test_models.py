@@ -69,7 +69,7 @@ def test_list_marks_models_no_suite_uses(in_tmp):
 
 def test_list_without_a_config_shows_the_defaults(in_tmp):
     result = CliRunner().invoke(app, ["models", "list"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output  # the defaults a gate would use
     listed = entries(result.output)
     assert listed["bertscore"] == ("roberta-large", "NOT AVAILABLE OFFLINE (llm-gate models pull roberta-large)")
     assert listed["stereotype"][1].startswith("NOT AVAILABLE OFFLINE")
@@ -106,6 +106,25 @@ def test_pull_offline_fails_with_exit_3_and_a_message(in_tmp, monkeypatch, capsy
 def test_list_through_main_exits_0(in_tmp, monkeypatch, capsys):
     code, out, _ = run_main(monkeypatch, capsys, "models", "list", "--config", str(EXAMPLES / "gate.yml"))
     assert code == 0 and "bertscore" in out
+
+
+def test_list_exits_3_when_a_used_model_cannot_load_offline(in_tmp, monkeypatch, capsys):
+    (in_tmp / "gate.yml").write_text("version: 1\nsuites:\n  fb: {kind: drift, baseline: b/*.json, "
+                                     "candidates: c.jsonl}\n")
+    code, out, err = run_main(monkeypatch, capsys, "models", "list")
+    assert code == ExitCode.RUNTIME_FAILURE == 3
+    assert "1 model(s) missing; suites that use them exit 3" in out and "Traceback" not in out + err
+
+
+def test_a_missing_model_no_suite_uses_does_not_fail_the_list(in_tmp, monkeypatch, capsys):
+    (in_tmp / "gate.yml").write_text("version: 1\nsuites:\n  r: {kind: heuristic, records: r/*.jsonl}\n")
+    code, out, _ = run_main(monkeypatch, capsys, "models", "list")
+    assert code == 0 and "NOT AVAILABLE" not in out and "not used by this gate's suites" in out
+
+
+def test_list_help_names_exit_3(monkeypatch, capsys):
+    code, out, _ = run_main(monkeypatch, capsys, "models", "list", "--help")
+    assert code == 0 and "Exits 3" in out
 
 
 def test_list_with_a_missing_config_is_invalid_input(in_tmp, monkeypatch, capsys):

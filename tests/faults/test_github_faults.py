@@ -98,7 +98,54 @@ def test_a_fork_pull_requests_read_only_token_is_not_retried_and_says_what_to_do
     assert outcome.comment_action == "failed" and not outcome.status_posted
     assert "Resource not accessible by integration" in outcome.notes[0] and "workflow_run" in outcome.notes[0]
     assert any(n.startswith("could not post a commit status either: 403") for n in outcome.notes)
+    assert not any("posted a commit status instead" in n for n in outcome.notes)  # it was not
     assert all(TOKEN not in n for n in outcome.notes)
+
+
+# ---------------------------------------------------------------- what a 403 or a 404 meant
+
+
+def test_a_secondary_rate_limit_is_reported_as_a_rate_limit_not_a_read_only_token(github_api):
+    github_api.fail_next("GET", COMMENTS, 403, "You have exceeded a secondary rate limit", {"Retry-After": "3600"})
+    github_api.fail_next("POST", CHECK_RUNS, 403, "You have exceeded a secondary rate limit", {"Retry-After": "3600"})
+    waits = Waits()
+    outcome = publisher(github_api.base_url, waits).publish(bundle(), CommentMode.STICKY, True)
+    comment_note, check_note = outcome.notes  # no commit status tried: it would be rate limited too
+    assert comment_note.startswith("could not comment on pull request #7: 403 You have exceeded a secondary rate")
+    for note in (comment_note, check_note):
+        assert "GitHub rate limited the token" in note and "re-run the job later" in note
+        assert "fork" not in note and "read-only" not in note
+    assert check_note.startswith("could not create the check run: 403") and not github_api.statuses
+
+
+def test_a_missing_pull_request_is_reported_as_not_found(github_api):
+    github_api.fail_next("GET", COMMENTS, 404, "Not Found")
+    outcome = publisher(github_api.base_url, Waits()).publish(bundle(), CommentMode.STICKY, False)
+    [note] = outcome.notes
+    assert note == ("could not comment on pull request #7: 404 Not Found; not found (pull request #7 or the gate's "
+                    "comment on it does not exist or the token cannot see it)")
+
+
+def test_a_403_without_the_read_only_message_names_the_missing_permission(github_api):
+    github_api.fail_next("POST", COMMENTS, 403, "Must have admin rights to Repository.")
+    outcome = publisher(github_api.base_url, Waits()).publish(bundle(), CommentMode.STICKY, False)
+    [note] = outcome.notes
+    assert note.endswith("403 Must have admin rights to Repository.; forbidden: the token lacks "
+                         "`pull-requests: write` permission")
+
+
+def test_the_status_fallback_is_announced_only_once_it_is_posted(github_api):
+    github_api.forbid_checks = True
+    github_api.fail_next("POST", rf"/repos/{REPO}/statuses/{SHA}", 403, "Resource not accessible by integration")
+    outcome = publisher(github_api.base_url, Waits()).publish(bundle(), CommentMode.OFF, True)
+    assert not outcome.status_posted and outcome.failed
+    check_note, status_note = outcome.notes
+    assert check_note.startswith("could not create the check run: 403 Resource not accessible by integration")
+    assert status_note.startswith("could not post a commit status either: 403") and "workflow_run" in status_note
+    again = publisher(github_api.base_url, Waits()).publish(bundle(), CommentMode.OFF, True)
+    assert again.status_posted and not again.failed and len(github_api.statuses) == 1
+    assert again.notes == ["the token may not create check runs (403 Resource not accessible by integration); "
+                           "posted a commit status instead"]
 
 
 @pytest.mark.parametrize("body", ["<html>upstream garbage", "[1, 2]", '[{"id": "x", "body": 5}]'])

@@ -11,10 +11,11 @@ import pytest
 
 from gate.report import dashboard
 from tests.report.test_dashboard import HOSTILE, RUN, verdict_with
+from tests.support import browser as browser_support
 
-playwright = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+pytestmark = browser_support.SKIP_WITHOUT_CHROMIUM
+playwright = browser_support.sync_api()
+CHROMIUM = str(browser_support.chromium_path())
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
         "--no-first-run", "--disable-component-update", "--disable-sync"]
 

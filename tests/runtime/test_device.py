@@ -1,4 +1,7 @@
-"""Device and precision selection: the pure decision, and what this (GPU-less) test machine gets."""
+"""Device and precision selection: the pure decision, and what this test machine gets.
+
+Nothing here assumes the host's CPU: where bf16 support matters it is injected (`CpuCaps`), and the probe's
+test switch (`LLM_GATE_SIMULATE_CPU`) is checked against a fresh probe."""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ import pytest
 
 from gate.config import Device, Precision
 from gate.errors import ExitCode, RuntimeFailure
-from gate.runtime.device import DeviceChoice, choose, select
+from gate.runtime import device
+from gate.runtime.device import CpuCaps, DeviceChoice, choose, select
 
 
 def test_auto_uses_cuda_in_half_precision_when_present():
@@ -59,4 +63,42 @@ def test_select_on_this_machine():
         assert choice.name == torch.cuda.get_device_name(0)
     else:
         assert choice == DeviceChoice("cpu", "float32", "cpu")
+    if device.cpu_caps().native_bf16:  # this machine's own answer, whichever it is
         assert select(Device.CPU, Precision.BF16) == DeviceChoice("cpu", "bfloat16", "cpu")
+    else:
+        with pytest.raises(RuntimeFailure, match="native bfloat16"):
+            select(Device.CPU, Precision.BF16)
+
+
+def test_bf16_on_the_cpu_needs_native_support():
+    pytest.importorskip("torch")
+    native, emulated = CpuCaps("AVX512", True), CpuCaps("AVX2", False)
+    assert select(Device.CPU, Precision.BF16, native) == DeviceChoice("cpu", "bfloat16", "cpu")
+    with pytest.raises(RuntimeFailure) as caught:
+        select(Device.CPU, Precision.BF16, emulated)
+    assert caught.value.exit_code == ExitCode.RUNTIME_FAILURE
+    assert "AVX512-BF16 or AMX" in caught.value.message and "fp32" in caught.value.fix
+    assert select(Device.CPU, Precision.FP32, emulated) == DeviceChoice("cpu", "float32", "cpu")
+
+
+@pytest.mark.parametrize(("value", "caps"), [("avx2", CpuCaps("AVX2", False)), ("AVX512", CpuCaps("AVX512", False)),
+                                             ("avx512-bf16", CpuCaps("AVX512", True)),
+                                             ("none", CpuCaps("DEFAULT", False))])
+def test_the_simulated_cpu_replaces_the_probe(fresh_probe, monkeypatch, value, caps):
+    monkeypatch.setenv(device.SIMULATE_CPU, value)
+    assert fresh_probe() == caps
+    monkeypatch.setenv(device.SIMULATE_CPU, "avx2" if caps.kernels != "AVX2" else "avx512")
+    assert fresh_probe() == caps  # read once
+
+
+def test_the_real_probe_names_torchs_kernels(fresh_probe, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.delenv(device.SIMULATE_CPU, raising=False)
+    assert fresh_probe().kernels == torch.backends.cpu.get_cpu_capability()
+
+
+def test_an_unknown_simulated_cpu_is_refused(fresh_probe, monkeypatch):
+    monkeypatch.setenv(device.SIMULATE_CPU, "avx9000")
+    with pytest.raises(RuntimeFailure) as caught:
+        fresh_probe()
+    assert "'avx9000'" in caught.value.message and "avx2" in caught.value.fix

@@ -137,6 +137,49 @@ def test_unknown_model_fails_fast_and_says_where_it_looked(in_tmp):
     assert "llm-gate models pull org/some-missing-model" in error.fix
 
 
+def missing(role_call):
+    """The ModelUnavailable a TorchRuntime raises when `role_call(runtime)` needs "org/missing"."""
+    from gate.config import RuntimeConfig
+    from gate.runtime.api import BertScoreSpec
+    from gate.runtime.session import TorchRuntime
+
+    runtime = TorchRuntime(RuntimeConfig(cache_dir=".cache"), Path.cwd())
+    with pytest.raises(ModelUnavailable) as caught:
+        role_call(runtime, BertScoreSpec(model="org/missing", layer=3))
+    assert caught.value.exit_code == ExitCode.RUNTIME_FAILURE
+    assert "'org/missing' is not available offline" in caught.value.message
+    assert "llm-gate models pull org/missing" in caught.value.fix
+    return caught.value
+
+
+def test_a_missing_stereotype_classifier_is_not_advised_a_bertscore_backbone(in_tmp):
+    for call in (lambda r, s: r.declared_labels("org/missing"), lambda r, s: r.classifier("org/missing")):
+        error = missing(call)
+        assert error.message.startswith("stereotype classifier model 'org/missing'")
+        assert "models.stereotype" in error.fix and "sequence-classification" in error.fix
+        assert "BERTScore" not in error.fix and "layer" not in error.fix
+
+
+def test_a_missing_embedding_model_is_advised_the_embedded_embedder(in_tmp):
+    error = missing(lambda r, s: r.embedder("org/missing"))
+    assert error.message.startswith("embedding model 'org/missing'")
+    assert "models.embedding" in error.fix and "embedded `sentence-transformers/all-MiniLM-L6-v2`" in error.fix
+    assert "BERTScore" not in error.fix
+
+
+def test_a_missing_bertscore_model_is_advised_the_embedded_backbone(in_tmp):
+    error = missing(lambda r, s: r.engine_for(s))
+    assert error.message.startswith("BERTScore model 'org/missing'")
+    assert "`{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}` for BERTScore" in error.fix
+
+
+def test_a_missing_model_of_no_known_role_gets_no_role_advice(in_tmp):
+    with pytest.raises(ModelUnavailable) as caught:
+        resolve("org/missing", base_dir=in_tmp, cache_dir=in_tmp / "cache")
+    assert caught.value.message.startswith("model 'org/missing'")
+    assert "BERTScore" not in caught.value.fix and "local model directory" in caught.value.fix
+
+
 def test_allow_download_never_downloads_when_the_hub_is_off(in_tmp, monkeypatch):
     calls = []
     real = huggingface_hub.snapshot_download

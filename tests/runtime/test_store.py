@@ -15,7 +15,7 @@ import pytest
 
 from gate.errors import ConfigError, InputError, RuntimeFailure
 from gate.runtime.api import BertScoreSpec, ClassifierLabels, Fingerprint
-from gate.runtime.device import DeviceChoice
+from gate.runtime.device import SIMULATE_CPU, DeviceChoice
 from gate.runtime.plan import (
     BERTSCORE,
     CLASSIFIER,
@@ -292,8 +292,19 @@ def test_shard_of_other_weights_is_named(tmp_path):
 
 def test_shards_on_other_hardware_merge_with_a_note(tmp_path):
     stores = [ResultStore.load(p) for p in shard_files(tmp_path)]
-    stores[2] = replace(stores[2], environment={**stores[2].environment, "kernels": "AVX2"})
-    assert "different hardware" in ResultStore.merge(stores).notes[0]
+    assert ResultStore.merge(stores).notes == ()  # one machine: nothing to note
+    # the kernels are injected, not the host's: the note must not depend on which CPU runs the test
+    stores = [replace(s, environment={**s.environment, "kernels": kernels})
+              for s, kernels in zip(stores, ("AVX512", "AVX512", "AVX2"), strict=True)]
+    note = ResultStore.merge(stores).notes[0]
+    assert "different hardware" in note and '"AVX2"' in note and '"AVX512"' in note
+
+
+@pytest.mark.parametrize("simulated", ["avx2", "avx512"])
+def test_a_shard_records_the_kernels_the_probe_reports(tmp_path, fresh_probe, monkeypatch, simulated):
+    monkeypatch.setenv(SIMULATE_CPU, simulated)
+    [path] = shard_files(tmp_path, n=1)
+    assert ResultStore.load(path).environment == {"device": "cpu", "dtype": "float32", "kernels": simulated.upper()}
 
 
 @pytest.mark.parametrize("damage", ["truncate", "bitflip", "garbage", "foreign", "manifest", "schema", "missing"])

@@ -170,3 +170,41 @@ def test_windowed_texts_are_counted_and_noted(in_tmp):
     assert result.settings["windowed_submissions"] == 1
     assert result.items[0].values["windowed"] is True
     assert any("longer than the model's 512-token limit" in n and "not truncated" in n for n in result.notes)
+
+
+def test_float_noise_past_the_bertscore_bound_is_snapped_but_real_excursions_are_kept(in_tmp):
+    """float32 BERTScore of identical texts can come back as 1.0000000180620137; quality_drift_report.json must
+    say 1.0. A value well outside [-1, 1] is a bug upstream and stays visible."""
+    noisy = 1.0000000180620137
+    write_exercise(in_tmp / "baselines", 1, [submission(s, feedback((f"t{s}", f"d{s}", 1.0))) for s in (1, 2, 3)])
+    write_candidates(in_tmp / "outputs" / "c.jsonl", [candidate(1, s, m, feedback((f"t{s}", f"d{s}", 1.0)))
+                                                      for s, m in ((1, "same"), (2, "same"), (3, "broken"))])
+    scripted = {("t1\nd1", "t1\nd1"): (noisy, 1.0 + 9e-7, noisy), ("t2\nd2", "t2\nd2"): (1.0, -1.0 - 5e-7, 1.0),
+                ("t3\nd3", "t3\nd3"): (1.5, 1.0 + 2e-6, -1.2)}
+    suite = DriftSuiteConfig(kind="drift", baseline=["baselines/*.json"], candidates=["outputs/*.jsonl"])
+    result = score_drift("fb", suite, load_drift("fb", suite, in_tmp),
+                         ScoringContext(GateConfig(version=1, suites={"fb": suite}), FakeRuntime(scripted), in_tmp))
+    values = {dict(i.key)["submission"]: i.values for i in result.items}
+    assert (values["1"]["bertscore_precision"], values["1"]["bertscore_recall"], values["1"]["bertscore_f1"]) == (
+        1.0, 1.0, 1.0)
+    assert values["2"]["bertscore_recall"] == -1.0  # noise below -1, not rescaled: back on the bound
+    # real excursions (more than 1e-6 out) are not hidden
+    assert (values["3"]["bertscore_precision"], values["3"]["bertscore_recall"], values["3"]["bertscore_f1"]) == (
+        1.5, 1.0 + 2e-6, -1.2)
+    export = quality_drift_report(judge_suite(result, {"bertscore_f1": CheckConfig(min=0.8)}, UnmeasuredPolicy.WARN))
+    assert export["exercises"]["1"]["model_results"]["same"]["avg_bertscore_f1"] == 1.0
+
+
+def test_snap_puts_only_float_noise_back_on_a_bound():
+    import numpy as np
+
+    from gate.similarity import cosine_matrix, snap
+
+    assert snap(1.0000000180620137, 0.0, 1.0) == 1.0 and snap(-1e-9, 0.0, 1.0) == 0.0
+    assert snap(1.01, 0.0, 1.0) == 1.01 and snap(-0.5, 0.0, 1.0) == -0.5 and snap(None, 0.0, 1.0) is None
+    assert math.isnan(snap(float("nan"), 0.0, 1.0))
+    v = np.array([[-0.45772582566733916, 0.2201951234700494, -1.009618183538736, -0.20917557487171307,
+                   -0.15922500991447772, 0.5408455846858077, 0.2146591225063409]])
+    unit = v / np.linalg.norm(v)
+    assert (unit @ unit.T)[0, 0] > 1.0  # the raw product overshoots by an ulp
+    assert cosine_matrix(v)[0, 0] == 1.0

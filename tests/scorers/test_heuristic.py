@@ -124,8 +124,10 @@ def test_exports_workbook_and_text_report(tmp_path):
     assert book.sheetnames == ["records", "summary", "ranking", "missing"]
     assert [c.value for c in book["records"][1]][:3] == ["model", "category", "prompt_id"]
     assert book["records"].max_row == 1 + len(ROWS)
+    # b coding: C01 and C02 expected (the ids found), C01 answered (empty); b paraphrasing: P08 expected, none found
     assert [[c.value for c in row] for row in book["missing"].iter_rows(min_row=2)] == [
-        ["b", "coding", "C02", "missing"], ["b", "paraphrasing", "P08", "missing"], ["b", "coding", "C01", "empty"]]
+        ["b", "coding", "C02", "missing", 2, 1, 1], ["b", "paraphrasing", "P08", "missing", 1, 0, 1],
+        ["b", "coding", "C01", "empty", None, None, None]]
     text = (out / "h" / "comprehensive_analysis_report.txt").read_text()
     assert "COMPREHENSIVE LLM EVALUATION ANALYSIS REPORT" in text
     assert "Total responses expected: 6" in text and "Missing: 2   Empty: 1" in text
@@ -192,3 +194,58 @@ def test_unknown_rubric_lists_the_packaged_ones(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_rubric("nope", tmp_path, "suites.h.rubric")
     assert "seed-v1" in caught.value.problems[0].expected
+
+
+def write_report(tmp_path, result):
+    from gate.config import ReportConfig, UnmeasuredPolicy
+    from gate.judge import judge_gate, judge_suite
+    from gate.report import context, write
+    from gate.scorers.heuristic import DEFAULT_CHECKS
+
+    verdict = judge_gate("g", [judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)])
+    out = tmp_path / "out"
+    write(verdict, context.RunInfo(generated_at="2026-11-22T00:00:00+00:00", output_dir="out"), ReportConfig(), out)
+    return out
+
+
+def test_missing_responses_are_counted_when_expected_gives_only_counts(tmp_path):
+    """The seed's matrix, 3 models x 2 categories x 30 prompts = 180, with `expected` as counts and 12 responses
+    absent: every report says 12 missing, and the workbook lists the short (model, category) slots."""
+    from openpyxl import load_workbook
+
+    absent = {("b", "coding"): {3, 9, 17, 25, 26}, ("c", "paraphrasing"): {1, 2, 4, 8, 16, 23, 30}}
+    rows = [{"model": m, "category": c, "prompt_id": f"{c[0].upper()}{i:02d}", "response": "Some answer text."}
+            for m in "abc" for c in ("coding", "paraphrasing") for i in range(1, 31)
+            if i not in absent.get((m, c), set())]
+    assert len(rows) == 180 - 12
+    result, _ = score(tmp_path, rows, expected=ExpectedResponses(prompts={"coding": 30, "paraphrasing": 30}))
+    assert any(n.startswith("Missing-data analysis: 12 expected response(s) missing, 0 empty (of 180 expected)")
+               for n in result.notes)
+    out = write_report(tmp_path, result)
+    text = (out / "h" / "comprehensive_analysis_report.txt").read_text()
+    assert "Expected: 180   Received: 168   Missing: 12   Empty: 0" in text
+    assert "missing  b / coding: 5 of 30 (found 25; prompt ids unknown" in text
+    assert "missing  c / paraphrasing: 7 of 30 (found 23; prompt ids unknown" in text
+    report = (out / "report.md").read_text()
+    assert "**Missing data:** 12 missing" in report
+    assert "b · coding: 5 of 30" in report and "c · paraphrasing: 7 of 30" in report
+    sheet = load_workbook(out / "h" / "records.xlsx")["missing"]
+    assert [c.value for c in sheet[1]] == ["model", "category", "prompt_id", "problem", "expected", "found",
+                                           "missing"]
+    listed = {(r[0], r[1]): r[4:] for r in sheet.iter_rows(min_row=2, values_only=True)}
+    assert listed == {k: (30, 30 - len(v), len(v)) for k, v in absent.items()}
+    assert sum(r[6] for r in sheet.iter_rows(min_row=2, values_only=True)) == 12
+
+
+def test_items_csv_carries_the_record_id_first(tmp_path):
+    import csv
+
+    rows = [{**r, "id": f"r{i}"} for i, r in enumerate(ROWS)]
+    result, _ = score(tmp_path, rows)
+    assert result.item_columns[:4] == ("id", "model", "category", "prompt_id")
+    out = write_report(tmp_path, result)
+    with open(out / "h" / "items.csv", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert list(table[0])[0] == "id"
+    assert [(t["id"], t["model"], t["prompt_id"]) for t in table] == [
+        (f"r{i}", r["model"], r["prompt_id"]) for i, r in enumerate(ROWS)]

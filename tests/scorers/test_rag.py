@@ -171,3 +171,41 @@ def test_misaligned_ids_and_grades_are_input_errors(tmp_path):
     with pytest.raises(InputError) as caught:
         run(tmp_path, [sample(0, "a.", "b.", ground_truth_ids=["a", "b"], ground_truth_relevance=[1])])
     assert "one grade per ground-truth id" in caught.value.problems[0].render()
+
+
+def test_the_comparison_shows_the_system_means_and_labels_the_paired_subset(tmp_path):
+    """The candidate leaves q4 and q5 unmeasured for retrieval (no ground truth); the baseline missed both. The
+    comparison's Baseline/Candidate columns are the system table's means; its paired figures say their n."""
+    from gate.config import ReportConfig, UnmeasuredPolicy
+    from gate.judge import judge_gate, judge_suite
+    from gate.report import context, write
+    from gate.scorers.rag import DEFAULT_CHECKS
+
+    candidate = [sample(i, "An answer.", "An answer.", **({"ground_truth_ids": None} if i >= 4 else {}))
+                 for i in range(6)]
+    baseline = [sample(i, "An answer.", "An answer.", retrieved_ids=["c", "b", "a"] if i < 4 else ["x", "y", "z"])
+                for i in range(6)]
+    result = run(tmp_path, candidate, baseline)
+    # reciprocal ranks by hand: candidate a,b,c with truth a (odd) / c (even); baseline c,b,a; q4, q5 missed
+    cand_rr = [1 / 3, 1, 1 / 3, 1]
+    base_rr = [1, 1 / 3, 1, 1 / 3, 0, 0]
+    assert group(result)["mrr"] == pytest.approx(np.mean(cand_rr))
+    assert group(result, "baseline")["mrr"] == pytest.approx(np.mean(base_rr))
+    verdict = judge_gate("g", [judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)])
+    out = tmp_path / "out"
+    write(verdict, context.RunInfo(generated_at="2026-11-22T00:00:00+00:00", output_dir="out"), ReportConfig(), out)
+    report = (out / "report.md").read_text()
+    system_cells: dict[str, list[str]] = {}  # the system table comes first (then the at-k table)
+    for line in report.splitlines():
+        if line.startswith(("| candidate", "| baseline")):
+            system_cells.setdefault(line.split("|")[1].strip(), [c.strip() for c in line.split("|")])
+    [mrr_row] = [line for line in report.splitlines() if line.startswith("| mrr |")]
+    cells = [c.strip() for c in mrr_row.split("|")]
+    assert cells[2:4] == [f"{np.mean(base_rr):.3f}", f"{np.mean(cand_rr):.3f}"]  # the unlabelled figures
+    header = next(line for line in report.splitlines() if line.startswith("| System |"))
+    column = [c.strip() for c in header.split("|")].index("mrr")
+    assert system_cells["baseline (baseline)"][column] == f"{np.mean(base_rr):.3f}"
+    assert system_cells["candidate"][column] == f"{np.mean(cand_rr):.3f}"
+    assert (f"over the 4 queries both systems measured: {np.mean(base_rr[:4]):.3f} → {np.mean(cand_rr):.3f}"
+            in cells[5])
+    assert "n=4 paired" in cells[5]

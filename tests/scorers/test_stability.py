@@ -163,3 +163,23 @@ def test_csv_input_and_input_errors(in_tmp):
 def test_off_diagonal_mean_is_not_the_seeds_double_subtraction():
     sims = np.array([[1.0, 0.5], [0.5, 1.0]])
     assert off_diagonal_mean(sims) == 0.5  # the seed's (sum_{i!=j} - n) / n(n-1) would give -0.5
+
+
+def test_questions_with_a_single_response_are_named_in_report_md(tmp_path):
+    from gate.config import ReportConfig, UnmeasuredPolicy
+    from gate.judge import judge_gate, judge_suite
+    from gate.report import context, write
+    from gate.scorers.stability import DEFAULT_CHECKS
+
+    rows = [record(question="lonely", response="a"), record(task="u", question="alone", response="b"),
+            record(question="pair", response="a"), record(question="pair", response="b")]
+    result = score(tmp_path, rows)
+    verdict = judge_gate("g", [judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)])
+    out = tmp_path / "out"
+    write(verdict, context.RunInfo(generated_at="2026-11-22T00:00:00+00:00", output_dir="out"), ReportConfig(), out)
+    note = "2 question(s) have a single response and are unmeasured (n < 2): m · t · lonely, m · u · alone."
+    assert note in result.notes
+    assert "> " + note.replace("<", "&lt;") in (out / "report.md").read_text()  # Markdown-escaped
+    unmeasured = json.loads((out / "report.json").read_text())["suites"][0]["unmeasured"]
+    assert {(u["key"].get("question_id"), u["reason"]) for u in unmeasured if u["key"].get("question_id")} == {
+        ("lonely", "only one response: n < 2"), ("alone", "only one response: n < 2")}

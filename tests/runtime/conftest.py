@@ -1,0 +1,16 @@
+"""Fixtures of the runtime tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from gate.runtime import device
+
+
+@pytest.fixture
+def fresh_probe():
+    """`device.cpu_caps` probes once per process: cleared around a test that sets `LLM_GATE_SIMULATE_CPU`, so
+    neither that test nor the ones after it see another test's answer."""
+    device.cpu_caps.cache_clear()
+    yield device.cpu_caps
+    device.cpu_caps.cache_clear()
