@@ -63,9 +63,10 @@ FROM deps AS models
 ARG PULL_MODELS="roberta-large holistic-ai/bias_classifier_albertv2"
 COPY gate/__init__.py gate/errors.py gate/jsonpos.py gate/redact.py /tmp/pull/gate/
 COPY gate/io/ /tmp/pull/gate/io/
-COPY gate/runtime/__init__.py gate/runtime/models.py /tmp/pull/gate/runtime/
+COPY gate/runtime/__init__.py /tmp/pull/gate/runtime/
+COPY gate/runtime/engines/__init__.py gate/runtime/engines/models.py /tmp/pull/gate/runtime/engines/
 RUN if [ -n "${PULL_MODELS}" ]; then \
-      cd /tmp/pull && HF_HUB_OFFLINE=0 python3 -m gate.runtime.models pull ${PULL_MODELS}; \
+      cd /tmp/pull && HF_HUB_OFFLINE=0 python3 -m gate.runtime.engines.models pull ${PULL_MODELS}; \
     fi
 
 # ---- the gate's wheel (its build backend comes from the index, or the wheelhouse when hermetic)

@@ -6,7 +6,7 @@ Builds the standard workload (workload.py) at `--scale`, then encodes every uniq
 model (MiniLM, 384 wide) and of the stereotype classifier (the ALBERT-base-sized stand-in, 768 wide) once per
 budget with the gate's own engines, budgets interleaved and repeated so machine noise spreads evenly, and
 prints each engine's forward seconds per budget next to the fixed 64 texts per batch the gate used before
-(`none`). This is where `gate.runtime.batching.CPU_BATCH_ACTIVATIONS` comes from.
+(`none`). This is where `gate.runtime.engines.batching.CPU_BATCH_ACTIVATIONS` comes from.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ def main() -> int:
     import torch
     from reference import minilm_path
 
-    from gate.runtime import device
-    from gate.runtime.batching import NO_LIMIT
-    from gate.runtime.classifier import SequenceClassifier
-    from gate.runtime.embeddings import SentenceEmbedder
+    from gate.runtime.engines import device
+    from gate.runtime.engines.batching import NO_LIMIT
+    from gate.runtime.engines.classifier import SequenceClassifier
+    from gate.runtime.engines.embeddings import SentenceEmbedder
 
     threads = device.set_threads(None)
     inputs = Path(tempfile.mkdtemp(prefix="gate-batching-"))

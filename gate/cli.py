@@ -10,9 +10,10 @@ from typing import Annotated
 
 import typer
 
-from gate import __version__, actions
+from gate import __version__
 from gate.config import CommentMode
 from gate.errors import ExitCode, GateError
+from gate.publish import actions
 from gate.settings import FailOn
 
 app = typer.Typer(

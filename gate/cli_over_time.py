@@ -25,7 +25,7 @@ def baseline_bless(
 ) -> None:
     """Make this run the baseline: drift outputs (with --model), then a metric snapshot per suite with its
     fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable."""
-    from gate.commands.snapshot import bless
+    from gate.commands.bless import bless
     from gate.settings import Settings
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None)
@@ -73,7 +73,7 @@ def history(
     allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Print the trend of each key metric over the default branch's recorded runs."""
-    from gate.commands.over_time import show_history
+    from gate.commands.history import show_history
     from gate.settings import Settings
 
     settings = Settings.from_env(os.environ, config=str(config) if config else None)
@@ -89,6 +89,6 @@ def calibrate(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the gate.yml snippet here.")] = None,
 ) -> None:
     """Propose thresholds from the run-to-run noise of repeated runs, as a gate.yml snippet."""
-    from gate.commands.over_time import calibrate_reports
+    from gate.commands.calibrate import calibrate_reports
 
     calibrate_reports(reports, z, warn_z or None, output)

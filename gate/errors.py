@@ -112,5 +112,16 @@ class RuntimeFailure(GateError):
         return self.message + (f"\nFix: {self.fix}" if self.fix else "")
 
 
+class PublishError(Exception):
+    """A call to GitHub failed (scrubbed of the token). Not a GateError: publishing, and the history kept on a
+    branch, never change the verdict or the exit code; callers turn it into a note. Here, below both, so that the
+    history (`gate.baselines.flow`) can catch what the GitHub client (`gate.publish.github`) raises."""
+
+    def __init__(self, message: str, status: int | None = None, rate_limited: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.rate_limited = rate_limited  # GitHub's rate limit, not a permission: the 403 means "later"
+
+
 class ModelUnavailable(RuntimeFailure):
     """A configured model is not available offline (DESIGN.md §7)."""

@@ -42,6 +42,9 @@ HOLD_LIMIT_S = 2.0  # then the process ends: BOUND_S in the tests leaves room fo
 _IMPORT_MODULES = frozenset({"_frozen_importlib", "_frozen_importlib_external", "importlib._bootstrap",
                              "importlib._bootstrap_external"})
 _BLOCKING_WAITS = frozenset({"wait", "wait_for", "join", "_wait_for_tstate_lock"})
+# Frames where Python swallows an exception ("Exception ignored in: …"): a finaliser the garbage collector runs at
+# an arbitrary moment. Raising there would lose the signal and let the run go on; it is held instead.
+_SWALLOWING = frozenset({"__del__"})
 _CAN_RECHECK = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
 
 
@@ -102,13 +105,14 @@ def _act(frame: FrameType | None) -> None:
 
 
 def unsafe(frame: FrameType | None) -> bool:
-    """Whether raising in `frame` could leak a lock: it or a caller is importing, logging or in threading's
-    bookkeeping (not one of its blocking waits)."""
+    """Whether raising in `frame` could leak a lock or be swallowed: it or a caller is importing, logging, in
+    threading's bookkeeping (not one of its blocking waits) or in a finaliser (`__del__`)."""
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if (module in _IMPORT_MODULES or frame.f_code.co_filename.startswith("<frozen importlib._bootstrap")
                 or module == "logging" or module.startswith("logging.")
-                or (module == "threading" and frame.f_code.co_name not in _BLOCKING_WAITS)):
+                or (module == "threading" and frame.f_code.co_name not in _BLOCKING_WAITS)
+                or frame.f_code.co_name in _SWALLOWING):
             return True
         frame = frame.f_back
     return False

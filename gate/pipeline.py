@@ -6,25 +6,31 @@ import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gate import interrupt
+from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, SuiteBase
+from gate.config.located import locate
 from gate.errors import ConfigError, InputError, Problem
 from gate.judge import GateVerdict, judge_gate, judge_suite
 from gate.results import SuiteResult
-from gate.runtime.api import ClassifierLabels, ModelRuntime, RuntimeSummary
-from gate.runtime.cache import ArrayCache
-from gate.runtime.plan import RecordingRuntime, Shard, WorkPlan, block_texts_for, build_plan
-from gate.runtime.replay import NotInStore, StoreRuntime
-from gate.runtime.store import ResultStore
+from gate.runtime.api import ClassifierLabels, ModelRuntime
+from gate.runtime.facade import (
+    ArrayCache,
+    NotInStore,
+    ResultStore,
+    Shard,
+    StoreRuntime,
+    TorchRuntime,
+    WorkPlan,
+    execute,
+    merge_stores,
+    plan,
+    recorder,
+)
 from gate.scorers import get_scorer
 from gate.scorers.base import ScoringContext
-from gate.snapshots import Comparison
-from gate.yaml_models import locate
-
-if TYPE_CHECKING:
-    from gate.runtime.session import TorchRuntime
 
 
 @dataclass(frozen=True)
@@ -96,19 +102,15 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
 # ---------------------------------------------------------------- model work, computed whole or in shards
 # A plain run: `store = compute_model_work(...)`, then `score(..., StoreRuntime(store), ...)`. A sharded run:
 # each shard `compute_model_work(..., shard=Shard.parse("i/N")).save(path)`; the merge scores
-# `StoreRuntime(merge_model_work(paths, ...))`. Both equal the plain run bitwise (gate/runtime/plan.py).
+# `StoreRuntime(merge_model_work(paths, ...))`. Both equal the plain run bitwise (gate/runtime/work/plan.py).
 
 def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
                     labels: Callable[[str], ClassifierLabels], block_texts: int | None = None) -> WorkPlan:
     """The planning pass: the scorers of suites with model work ask a `RecordingRuntime`; nothing runs."""
-    from gate.runtime.session import resolve_layer
-
-    recorder = RecordingRuntime(labels, resolve_layer)
+    recording = recorder(labels)
     with_models = [s for s in loaded if get_scorer(s.config.kind).model_roles]
-    score(with_models, config, recorder, base_dir, judge=_planning_judge)
-    batch_size = config.runtime.batch_size
-    return build_plan(recorder.requests, block_texts or block_texts_for(batch_size), batch_size,
-                      config.runtime.batch_tokens)
+    score(with_models, config, recording, base_dir, judge=_planning_judge)
+    return plan(recording.requests, config.runtime, block_texts)
 
 
 def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
@@ -116,31 +118,14 @@ def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtim
                        cache: ArrayCache | None = None) -> ResultStore:
     """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime),
     reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones)."""
-    from gate.runtime.work import execute
-
-    plan = plan_model_work(loaded, config, base_dir, runtime.declared_labels, block_texts)
-    return execute(plan, runtime, shard, cache)
-
-
-def open_cache(config: GateConfig) -> ArrayCache:
-    """The run's persistent model-output cache (`runtime.cache`, `runtime.cache_dir`, `runtime.cache_max_mb`)."""
-    settings = config.runtime
-    return ArrayCache(Path(settings.cache_dir) if settings.cache else None, settings.cache_max_mb * 2**20)
-
-
-def model_work_summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> RuntimeSummary | None:
-    """What the model work cost (None when the run had none: no model was loaded, torch never imported)."""
-    if not runtime.loaded_engines():
-        return None
-    from gate.runtime.work import summary
-
-    return summary(runtime, cache, store)
+    work = plan_model_work(loaded, config, base_dir, runtime.declared_labels, block_texts)
+    return execute(work, runtime, shard, cache)
 
 
 def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,
                      base_dir: Path) -> ResultStore:
     """The shards' files merged and checked against this run's own plan (so its inputs must be theirs)."""
-    store = ResultStore.merge([ResultStore.load(p) for p in paths])
+    store = merge_stores(paths)
     try:  # the labels come from the store: a merge loads no model
         digest = plan_model_work(loaded, config, base_dir, StoreRuntime(store).classifier_labels,
                                  store.block_texts).digest
@@ -152,14 +137,14 @@ def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], confi
 
 def _planning_judge(config: Any, items: Sequence[Any]) -> Any:
     """Stands in for the LLM judge in the planning pass: no network, every score unmeasured."""
-    from gate.llm_judge import JudgeRun, JudgeScore
+    from gate.scorers.rag.grader import GraderRun, GraderScore
 
-    scores = tuple(JudgeScore(i.key, i.criterion, None, "planning pass", False, 0) for i in items)
-    return JudgeRun(scores, requests=0, cache_hits=0, tokens=0, cost_usd=0.0, stopped_by_budget=False)
+    scores = tuple(GraderScore(i.key, i.criterion, None, "planning pass", False, 0) for i in items)
+    return GraderRun(scores, requests=0, cache_hits=0, tokens=0, cost_usd=0.0, stopped_by_budget=False)
 
 
 def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: str | None = None,
-          comparisons: Mapping[str, Comparison] | None = None) -> GateVerdict:
+          comparisons: Mapping[str, SnapshotComparison] | None = None) -> GateVerdict:
     """Verdicts; change checks (`max_decrease`…) compare with each suite's baseline snapshot in `comparisons`."""
     verdicts = []
     for result in results:

@@ -3,7 +3,7 @@
 The GitHub token (and any API key the environment hands the gate, such as the LLM judge's) must never
 appear in a log line, an exception message, a report file, an annotation or the job summary — whatever
 a server echoes back, a library logs or a model writes. Messages are built carefully where tokens are
-handled (`gate.github` scrubs what a server returns), but one forgotten f-string would undo that, so
+handled (`gate.publish.github` scrubs what a server returns), but one forgotten f-string would undo that, so
 this module is the net under all of them:
 
 - `register()` / `register_environment()` record the secret values of this process (the token, and
@@ -12,12 +12,12 @@ this module is the net under all of them:
 - `guard()` (used by `gate.cli.main`) routes stdout, stderr and every log record through `redact()`
   for the whole command, and in GitHub Actions registers the secrets with the runner (`::add-mask::`)
   so the runner's log masks them as well (also what other steps print);
-- `gate.io`'s writers and `gate.actions` pass what they write through `redact()`.
+- `gate.io`'s writers and `gate.publish.actions` pass what they write through `redact()`.
 
 The same net keeps text out of the runner's command channel: the runner obeys a workflow command on any
 line of stdout or stderr that starts with `::` (after whitespace) or holds `##[` (the legacy form), and
 the gate prints names, paths and values a PR chose. `neutralise()` makes such text inert on both streams;
-the gate's own commands (`gate.actions.issue`, `::add-mask::`) are the only writes that bypass it, through
+the gate's own commands (`gate.publish.actions.issue`, `::add-mask::`) are the only writes that bypass it, through
 `emit_command()`.
 """
 
@@ -61,7 +61,7 @@ def register(value: str | None) -> bool:
 
 
 # They match SECRET_NAME but hold the NAME of the judge's key variable (e.g. OPENAI_API_KEY), not a secret:
-# masked, that name would vanish from every message telling the user what to set (gate.judge_access).
+# masked, that name would vanish from every message telling the user what to set (gate.config.grader_access).
 NAMES_NOT_SECRETS = frozenset({"INPUT_JUDGE_API_KEY_ENV", "LLM_GATE_JUDGE_API_KEY_ENV"})
 
 
@@ -202,7 +202,7 @@ TRUSTED_COMMAND = re.compile(r"::(?:error|warning|notice|debug|group|endgroup|ad
 
 
 def emit_command(line: str, *, stderr: bool = False) -> None:
-    """The single trusted channel for the gate's own workflow commands (see `gate.actions.issue`).
+    """The single trusted channel for the gate's own workflow commands (see `gate.publish.actions.issue`).
 
     The line must be finished: escaped, redacted, one line. It is written to the stream under the
     neutralising wrapper, starting a line of its own; anything else raises, as a bug of the gate's.

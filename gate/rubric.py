@@ -11,6 +11,7 @@ clamped to `bounds` after all its indicators; the final score is the weighted su
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -18,12 +19,14 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from gate import io
+from gate.config.located import duplicate_keys, parse_yaml, validate
 from gate.errors import ConfigError, Problem
 from gate.io import paths
-from gate.yaml_models import duplicate_keys, parse_yaml, validate
 
 RUBRICS = Path(__file__).parent / "rubrics"
 DEFAULT_RUBRIC = "seed-v1"
+STATS = ("mean", "median", "std", "min", "max")  # what a heuristic suite reports of each metric per group
+COVERAGE = ("responses", "missing_ratio", "empty_ratio")
 
 
 class _Strict(BaseModel):
@@ -136,6 +139,14 @@ class Rubric(_Strict):
 
     def metric_names(self) -> list[str]:
         return list(dict.fromkeys(m for c in self.categories.values() for m in c.metrics))
+
+
+def suite_metric_names(metric_names: Sequence[str]) -> list[str]:
+    """The metrics a heuristic suite on these rubric metrics reports, so the ones gate.yml may check: each
+    `<metric>_<stat>` and `final_score_<stat>`, then the coverage figures. Here, below records and scorers,
+    because both need the list: the scorer describes each (`gate.scorers.heuristic`), the loader checks
+    gate.yml's checks against it with the rubric read (`gate.records.heuristic`)."""
+    return [f"{metric}_{stat}" for metric in [*metric_names, "final_score"] for stat in STATS] + list(COVERAGE)
 
 
 def load_rubric(reference: str | None, base_dir: Path, field: str) -> Rubric:

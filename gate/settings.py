@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from gate.config import CommentMode
+from gate.config import CommentMode, JudgeAccess
 from gate.errors import ConfigError, Problem
-from gate.judge_access import JudgeAccess
 
 
 class FailOn(str, Enum):
@@ -58,7 +57,7 @@ class Settings:
     check_run: bool | None = None  # overrides publish.check_run of gate.yml
     shard: str | None = None  # "i/N": compute only this shard of the model work (`run --shard`)
     record_history: bool | None = None  # None: record default-branch runs only
-    # The LLM judge's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.judge_access).
+    # The LLM judge's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.config.grader_access).
     judge: JudgeAccess = field(default_factory=JudgeAccess)
 
     @classmethod

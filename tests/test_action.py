@@ -61,7 +61,7 @@ def test_every_input_reaches_the_gate():
 
 
 def test_outputs_are_the_ones_the_gate_writes():
-    source = (REPO / "gate" / "commands" / "publish.py").read_text()
+    source = (REPO / "gate" / "publish" / "flow.py").read_text()
     written = set(re.findall(r'^\s+"([a-z_]+)": ', source[source.index("write_outputs"):], flags=re.MULTILINE))
     assert set(ACTION_YML["outputs"]) == written
 
@@ -99,7 +99,7 @@ def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
     written = init_repository(tmp_path)
     assert [p.relative_to(tmp_path).as_posix() for p in written] == [
         "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-publish.yml"]
-    from gate.config_loader import load_config
+    from gate.config.loader import load_config
 
     config = load_config(tmp_path / "gate.yml")  # the starter config is valid
     assert config.suites["feedback-drift"].kind == "drift"
@@ -159,13 +159,13 @@ def _gate_imports(module: Path) -> set[Path]:
 
 
 def test_dockerfile_model_layer_copies_everything_the_model_module_imports():
-    """The model layer runs gate.runtime.models alone; a new import there must be copied in too."""
+    """The model layer runs gate.runtime.engines.models alone; a new import there must be copied in too."""
     text = (REPO / "Dockerfile").read_text()
     copied = set()
     for line in re.findall(r"^COPY (gate/[^\n]+) /tmp/pull/", text, flags=re.MULTILINE):
         for source in map(REPO.joinpath, line.split()):
             copied |= set(source.rglob("*.py")) if source.is_dir() else {source}
-    todo, closure = [REPO / "gate" / "runtime" / "models.py"], set()
+    todo, closure = [REPO / "gate" / "runtime" / "engines" / "models.py"], set()
     while todo:
         module = todo.pop()
         if module in closure:

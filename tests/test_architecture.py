@@ -32,10 +32,52 @@ def test_only_runtime_imports_ml_libraries(path):
     assert not imported_modules(path) & (HEAVY - {"github"}), path
 
 
-@pytest.mark.parametrize("path", python_files("scorers") + [GATE / "judge.py", GATE / "stats.py"],
+GITHUB_PACKAGE = GATE / "publish" / "github"
+
+
+@pytest.mark.parametrize("path", [p for p in GATE.rglob("*.py") if GITHUB_PACKAGE not in p.parents],
                          ids=lambda p: str(p.relative_to(GATE)))
+def test_only_the_github_package_imports_pygithub(path):
+    """Only gate/publish/github/ talks to GitHub: its client retries every request and scrubs the token."""
+    assert "github" not in imported_modules(path), path
+
+
+# The LLM grader's HTTP client is the one exception under scorers/: the command hands it in (ScoringContext.judge).
+GRADER_CLIENT = GATE / "scorers" / "rag" / "grader_client.py"
+
+
+@pytest.mark.parametrize("path", [p for p in python_files("scorers") if p != GRADER_CLIENT] + python_files("judge")
+                         + [GATE / "stats.py"], ids=lambda p: str(p.relative_to(GATE)))
 def test_pure_core_imports_no_io_libraries(path):
     assert not imported_modules(path) & (HEAVY | {"requests", "urllib", "subprocess"}), path
+
+
+def gate_imports(path: Path) -> set[str]:
+    """Every gate module a file imports, function-local and TYPE_CHECKING imports included."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names if alias.name.startswith("gate")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("gate"):
+            names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+@pytest.mark.parametrize("path", python_files("records"), ids=lambda p: str(p.relative_to(GATE)))
+def test_records_never_import_scorers_or_the_judge(path):
+    assert not {n for n in gate_imports(path) if n.startswith(("gate.scorers", "gate.judge."))
+                or n == "gate.judge"}, path
+
+
+@pytest.mark.parametrize("path", [p for p in python_files("scorers") if p != GRADER_CLIENT] + python_files("judge"),
+                         ids=lambda p: str(p.relative_to(GATE)))
+def test_no_scorer_or_judge_module_imports_the_grader_client(path):
+    """The scorer stays pure: it gets the grader as a function and never sends a request itself."""
+    assert not {n for n in gate_imports(path) if n.startswith("gate.scorers.rag.grader_client")}, path
+
+
+def test_the_judge_imports_no_scorer():
+    assert not {n for p in python_files("judge") for n in gate_imports(p) if n.startswith("gate.scorers")}
 
 
 @pytest.mark.parametrize("path", sorted(GATE.rglob("*.py")), ids=lambda p: str(p.relative_to(GATE)))
@@ -47,7 +89,17 @@ def test_runtime_package_import_is_cheap():
     import subprocess
     import sys
 
-    code = ("import sys, gate.runtime, gate.runtime.api, gate.runtime.session, gate.scorers, gate.report\n"
+    code = ("import sys, gate.runtime, gate.runtime.api, gate.runtime.engines.session, gate.scorers, gate.report\n"
             "sys.stdout.write(','.join(m for m in ('torch', 'transformers') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout == "", done.stdout
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(GATE.rglob("*.py")) if p.relative_to(GATE).parts[0] != "runtime"],
+                         ids=lambda p: str(p.relative_to(GATE)))
+def test_outside_the_runtime_only_its_api_and_facade_are_imported(path):
+    """`engines/` and `work/` are the runtime's inside: scorers see `gate.runtime.api`, the pipeline and the
+    commands call `gate.runtime.facade`."""
+    inner = {n for n in gate_imports(path) if n.startswith("gate.runtime.")
+             and not n.startswith(("gate.runtime.api", "gate.runtime.facade"))}
+    assert not inner, path

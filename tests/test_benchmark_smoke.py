@@ -14,7 +14,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import workload  # noqa: E402
 
-from gate.config_loader import load_config  # noqa: E402
+from gate.config.loader import load_config  # noqa: E402
 from gate.pipeline import load_suites, select_suites  # noqa: E402
 
 

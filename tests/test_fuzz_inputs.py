@@ -26,7 +26,7 @@ from gate.config import (
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
-from gate.config_loader import parse_config
+from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError, Problem
 from gate.records.drift import load_drift
 from gate.records.heuristic import load_heuristic

@@ -4,7 +4,7 @@ The runner obeys a command on any line of stdout or stderr that starts with `::`
 (`::error::`, `::add-mask::`, `::stop-commands::`, the deprecated `::set-output`), and the legacy form
 `##[command]` anywhere in a line; it splits lines at LF, CR and CRLF. The gate prints names, paths and
 values from the inputs, so every byte of both streams passes one neutraliser, and the gate's own
-commands take the one trusted channel (`gate.actions.issue`). Here the real CLI runs the bundled example
+commands take the one trusted channel (`gate.publish.actions.issue`). Here the real CLI runs the bundled example
 with hostile text in every field that reaches the log, with GITHUB_ACTIONS unset and set, and the
 error paths quote hostile values; not one line may be a command the gate did not issue itself.
 """
@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gate import actions, redact
+from gate import redact
+from gate.publish import actions
 from tests.conftest import EXAMPLES, REPO
 
 SECRET = "hostile%test-secret-0042"  # announced with ::add-mask::, its % escaped

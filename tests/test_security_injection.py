@@ -19,8 +19,8 @@ import yaml
 from pytest_httpserver import HTTPServer
 
 from gate.config import CommentMode
-from gate.github import GitHubPublisher, RetryPolicy
-from gate.publishing import FOOTER_MARKER, PublishBundle, marker
+from gate.publish.bundle import FOOTER_MARKER, PublishBundle, marker
+from gate.publish.github import GitHubPublisher, RetryPolicy
 from tests.conftest import EXAMPLES
 from tests.support import browser as browser_support
 from tests.support.fake_github import REPO, FakeGitHub
@@ -109,7 +109,7 @@ def hostile_run(tmp_path_factory):
            "INPUT_CONFIG": "examples/gate.yml", "INPUT_GITHUB_TOKEN": "ghs_injection_test_token"}
     try:
         with pytest.MonkeyPatch.context() as mp:
-            from gate import github as gate_github
+            from gate.publish.github import client as gate_github
 
             mp.setattr(gate_github, "REQUEST_SPACING", (0, 0))
             for key, value in env.items():
@@ -238,7 +238,7 @@ def test_hostile_dashboard_runs_nothing_in_a_browser(hostile_run):
 
 def test_a_comment_that_fakes_the_marker_is_never_taken_over(httpserver, monkeypatch):
     """Anyone can post a comment starting with the gate's marker; the gate edits only its own."""
-    from gate import github as gate_github
+    from gate.publish.github import client as gate_github
 
     monkeypatch.setattr(gate_github, "REQUEST_SPACING", (0, 0))
     fake = FakeGitHub(base_url=httpserver.url_for("").rstrip("/"))

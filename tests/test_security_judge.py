@@ -13,10 +13,11 @@ import json
 import pytest
 from werkzeug import Response
 
-from gate.config_rag import JudgeConfig
+from gate.config import JudgeAccess, JudgeConfig
+from gate.config.endpoints import parse_endpoint
 from gate.errors import ConfigError
-from gate.judge_access import JudgeAccess, parse_endpoint
-from gate.llm_judge import JudgeItem, run_judge
+from gate.scorers.rag.grader import GraderItem
+from gate.scorers.rag.grader_client import run_grader
 from gate.settings import Settings
 from tests.test_cli import run_cli
 
@@ -167,7 +168,7 @@ def test_a_redirect_is_not_followed_so_the_key_is_sent_once(httpserver):
         Response("", status=302, headers={"Location": elsewhere}))
     httpserver.expect_request("/collect/chat/completions").respond_with_handler(reply)
     config = JudgeConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="j", max_retries=3, cache=False)
-    run = run_judge(config, JUDGE_KEY, [JudgeItem("q1", "relevance", "q", "c", "a", "e")], cache_dir=None,
+    run = run_grader(config, JUDGE_KEY, [GraderItem("q1", "relevance", "q", "c", "a", "e")], cache_dir=None,
                     sleep=lambda seconds: None)
     [score] = run.scores
     assert score.score is None and score.failed and "302 redirect" in score.reason and "not followed" in score.reason

@@ -99,7 +99,7 @@ def test_other_paths_a_config_names_are_confined_too(layout, monkeypatch, capsys
 
 
 def test_a_model_directory_outside_the_workspace_is_refused(layout, tmp_path):
-    from gate.runtime import models
+    from gate.runtime.engines import models
 
     repo, outside = layout
     (outside / "model").mkdir()

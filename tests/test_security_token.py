@@ -46,7 +46,7 @@ def fresh_registry():
 @pytest.fixture
 def workspace(tmp_path, monkeypatch, github_api):
     """A repository with a small gate (the rubric suite: no model needed) and the Actions environment."""
-    from gate import github as gate_github
+    from gate.publish.github import client as gate_github
 
     root = tmp_path / "workspace"
     (root / "heuristic").mkdir(parents=True)
@@ -193,7 +193,7 @@ def test_every_stream_and_log_record_is_redacted_inside_guard(capsys):
 
 
 def test_stderr_cannot_carry_a_workflow_command(capsys):
-    from gate import actions
+    from gate.publish import actions
 
     with redact.guard({}):
         sys.stderr.write("llm-gate: bad file a\n::error::forged\n")

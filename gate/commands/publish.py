@@ -1,89 +1,20 @@
-"""Publishing a judged run: job summary, step outputs, then the GitHub API (comment, check run).
-
-`llm-gate run` publishes its own bundle; `llm-gate publish --report DIR` posts a bundle saved by a
-run whose token could not write (a fork's pull request), from a trusted `workflow_run` workflow.
+"""`llm-gate publish --report DIR`: post a bundle saved by a run whose token could not write (a fork's pull
+request), from a trusted `workflow_run` workflow. The artifact is untrusted: its commit and pull request are
+checked against the event before `gate.publish.flow.post` sends it (the flow `llm-gate run` uses too).
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-from gate import actions, io
+from gate import io
 from gate.config import PublishConfig
 from gate.errors import ExitCode, InputError, Problem
-from gate.github import GitHubPublisher, PublishOutcome
-from gate.publishing import PublishBundle, target_from_event
-from gate.report.annotations import Level
+from gate.publish.bundle import PublishBundle, target_from_event
+from gate.publish.flow import post
+from gate.publish.github.client import GitHubPublisher, publisher_for
 from gate.settings import Settings
-
-SUMMARY_LIMIT = 1024 * 1024  # GitHub's job summary takes up to 1 MiB per step
-MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations of a step
-
-
-def publish(bundle: PublishBundle, markdown: str, report_path: Path, settings: Settings,
-            config: PublishConfig, publisher: GitHubPublisher | None = None) -> PublishOutcome:
-    github = settings.github
-    if config.summary:
-        fits = len(markdown.encode()) < SUMMARY_LIMIT
-        actions.write_summary(github.step_summary, markdown if fits else bundle.summary)
-    outcome = PublishOutcome()
-    try:
-        outcome = post(bundle, settings, config, publisher)  # the run's publisher: one retry budget
-    finally:  # the step outputs carry the verdict, whatever posting ran into
-        actions.write_outputs(github.output, {
-            "verdict": bundle.verdict,
-            "conclusion": bundle.conclusion,
-            "report_path": str(report_path),
-            "failed_checks": str(_count(bundle, Level.FAILURE)),
-            "warned_checks": str(_count(bundle, Level.WARNING)),
-            "comment_url": outcome.comment_url or "",
-            "check_run_url": outcome.check_run_url or "",
-        })
-    return outcome
-
-
-def _count(bundle: PublishBundle, level: Level) -> int:
-    return sum(1 for a in bundle.annotations if a.level is level)
-
-
-def _publisher(settings: Settings) -> GitHubPublisher | None:
-    github = settings.github
-    if not github.token or not github.repository:
-        return None
-    return GitHubPublisher(github.token, github.api_url, github.repository)
-
-
-def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
-         publisher: GitHubPublisher | None = None) -> PublishOutcome:
-    """Comment and check run through the API; without a token or repository there is nothing to post to."""
-    github = settings.github
-    comment = settings.comment or config.comment
-    check_run = settings.check_run if settings.check_run is not None else config.check_run
-    publisher = publisher or _publisher(settings)
-    if publisher is None:
-        outcome = PublishOutcome()
-        if github.in_actions:
-            outcome.notes.append("no GitHub token: no PR comment or check run (pass `github_token`)")
-    else:
-        outcome = publisher.publish(bundle, comment, check_run)
-    if github.in_actions and not outcome.check_run_url:
-        # Without a check run, workflow commands still pin failures to their lines in the PR's diff.
-        for annotation in list(bundle.annotations)[:MAX_WORKFLOW_ANNOTATIONS]:
-            kind = "error" if annotation.level is Level.FAILURE else "warning"
-            actions.issue(kind, annotation.message, file=annotation.path, line=annotation.line,
-                          title=annotation.title)
-    for note in outcome.notes:
-        if github.in_actions:
-            actions.issue("warning", note, title="llm-quality-gate: publishing")
-        else:
-            sys.stderr.write(f"llm-gate: publishing: {note}\n")
-    if outcome.comment_url:
-        sys.stdout.write(f"  comment {outcome.comment_action}: {outcome.comment_url}\n")
-    if outcome.check_run_url:
-        sys.stdout.write(f"  check run: {outcome.check_run_url}\n")
-    return outcome
 
 
 def publish_report(report_dir: Path, settings: Settings) -> ExitCode:
@@ -100,7 +31,7 @@ def publish_report(report_dir: Path, settings: Settings) -> ExitCode:
                                                     "`llm-gate run` into the report directory",
                                                     found="no readable file", fix="pass --report the directory "
                                                     "the gate wrote (the downloaded artifact)")])
-    publisher = _publisher(settings)
+    publisher = publisher_for(settings)
     if publisher is None:
         raise InputError("cannot publish", [Problem(field="github_token", expected="a token that may write to "
                                                     f"{settings.github.repository or 'the repository'}",

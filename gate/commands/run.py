@@ -8,33 +8,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TypeVar
 
-from gate import actions, comparison, history, interrupt, io, judge_access, publishing, report, trends
-from gate.commands import history_flow
-from gate.commands.publish import publish
-from gate.config import GateConfig, ReportFormat
-from gate.config_loader import load_config
+from gate import interrupt, io, report
+from gate.baselines import comparison, flow, history, trends
+from gate.config import GateConfig, ReportFormat, grader_access
+from gate.config.loader import load_config
 from gate.errors import ExitCode
 from gate.io import paths
 from gate.judge import CheckVerdict, GateVerdict, Verdict
-from gate.pipeline import (
-    StoreRuntime,
-    compute_model_work,
-    judge,
-    load_suites,
-    model_work_summary,
-    open_cache,
-    score,
-    select_suites,
-)
+from gate.pipeline import compute_model_work, judge, load_suites, score, select_suites
+from gate.publish import actions
+from gate.publish import bundle as publishing
+from gate.publish.flow import publish
+from gate.publish.github.client import publisher_for
 from gate.report import sizing
 from gate.report.annotations import annotations
 from gate.report.context import RunInfo
-from gate.report.drift_export import seed_summary
 from gate.report.formatting import WORDS, icon
 from gate.report.json_report import report_json
-from gate.runtime import progress
+from gate.report.kinds.drift import seed_summary
 from gate.runtime.api import RuntimeSummary
-from gate.runtime.session import TorchRuntime
+from gate.runtime.facade import StoreRuntime, TorchRuntime, model_work_summary, open_cache, show_progress
 from gate.scorers import get_scorer
 from gate.settings import FailOn, Settings
 
@@ -43,7 +36,7 @@ COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
 
 
 def run_gate(settings: Settings, quiet: bool = False, record_history: bool | None = None) -> ExitCode:
-    progress.set_enabled(not quiet)
+    show_progress(not quiet)
     config = load_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
@@ -59,7 +52,7 @@ def measure(config: GateConfig, selected: list, base_dir: Path,
     """Load and score the selected suites (`llm-gate run`, `baseline bless`); also what the model work cost."""
     judge_with = llm_judge(settings, selected, Path(config.runtime.cache_dir))  # refused before any model work
     loaded = load_suites(selected, base_dir)
-    runtime, cache = TorchRuntime(config.runtime, base_dir), open_cache(config)
+    runtime, cache = TorchRuntime(config.runtime, base_dir), open_cache(config.runtime)
     store = compute_model_work(loaded, config, runtime, base_dir, cache=cache)
     model_work = model_work_summary(runtime, cache, store)
     for note in model_work.notes if model_work else ():
@@ -74,15 +67,15 @@ def finish(results: list, config: GateConfig, settings: Settings, base_dir: Path
     now = datetime.now(timezone.utc).replace(microsecond=0)
     event = _event(settings)
     target = publishing.target_from_event(settings.github.event_name, event, settings.github.sha)
-    publisher = history_flow.publisher_for(settings) if settings.publish else None  # --no-publish: no API at all
+    publisher = publisher_for(settings) if settings.publish else None  # --no-publish: no API at all
     changed = _guarded(settings, "reading the pull request's files",
-                       lambda: history_flow.changed_files(settings, event, base_dir, publisher), None)
+                       lambda: flow.changed_files(settings, event, base_dir, publisher), None)
     comparisons = comparison.comparisons(config, results, base_dir, now, changed)
     verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite",
                     comparisons)
-    past = _guarded(settings, "reading the history", lambda: history_flow.read_history(config, base_dir, publisher),
-                    history_flow.HistoryRead(notes=["history: could not be read (see the log)"]))
-    record, record_note = history_flow.should_record(config, settings, event, record_history)
+    past = _guarded(settings, "reading the history", lambda: flow.read_history(config, base_dir, publisher),
+                    flow.HistoryRead(notes=["history: could not be read (see the log)"]))
+    record, record_note = flow.should_record(config, settings, event, record_history)
     run = RunInfo(
         generated_at=now.isoformat(),
         output_dir=io.display_path(output_dir), commit=target.head_sha, repository=settings.github.repository,
@@ -107,9 +100,9 @@ def finish(results: list, config: GateConfig, settings: Settings, base_dir: Path
                                  publisher), None)
     _print_summary(verdict, written)
     if record and verdict.suites:
-        commit, ref = history_flow.revision(settings, base_dir, run.commit)
+        commit, ref = flow.revision(settings, base_dir, run.commit)
         entry = history.Entry.from_report(report_json(verdict, run.generated_at, run.commit), commit=commit, ref=ref)
-        notes = _guarded(settings, "recording the history", lambda: history_flow.record(
+        notes = _guarded(settings, "recording the history", lambda: flow.record(
             config, base_dir, entry, publisher, settings.publish, past.entries), [])
         for note in notes:
             sys.stdout.write(f"  {note}\n")
@@ -151,12 +144,12 @@ def llm_judge(settings: Settings, selected: list, cache_dir: Path):
     """The LLM judge for suites that enable it. Every enabled judge of `selected` is checked first against what
     the workflow allows (`settings.judge`: endpoints, key variable, never a GitHub token), located in gate.yml."""
     access = settings.judge
-    judge_access.check(selected, access, settings.config_path)
+    grader_access.check(selected, access, settings.config_path)
 
     def judge(config, items):
-        from gate.llm_judge import run_judge
+        from gate.scorers.rag.grader_client import run_grader
 
-        return run_judge(config, access.key(config), items, cache_dir=cache_dir / "judge" if config.cache else None)
+        return run_grader(config, access.key(config), items, cache_dir=cache_dir / "judge" if config.cache else None)
     return judge
 
 

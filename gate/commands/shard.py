@@ -1,6 +1,6 @@
 """`llm-gate run --shard i/N` and `llm-gate merge`: a run's model work split over N runners, merged exactly.
 
-A shard computes its share of the run's model work (whole blocks of texts, `gate.runtime.plan`) and
+A shard computes its share of the run's model work (whole blocks of texts, `gate.runtime.work.plan`) and
 saves it as one file. The merge loads the N files, checks they belong to this run (same inputs,
 config, models and libraries; every shard once), scores every suite from them — exactly the values an
 unsharded run computes — and then judges, reports and publishes like `llm-gate run`.
@@ -13,19 +13,10 @@ from pathlib import Path
 
 from gate import io
 from gate.commands.run import finish, llm_judge, report_place
-from gate.config_loader import load_config
+from gate.config.loader import load_config
 from gate.errors import ExitCode, InputError, Problem
-from gate.pipeline import (
-    StoreRuntime,
-    compute_model_work,
-    load_suites,
-    merge_model_work,
-    open_cache,
-    score,
-    select_suites,
-)
-from gate.runtime import progress
-from gate.runtime.plan import Shard
+from gate.pipeline import compute_model_work, load_suites, merge_model_work, score, select_suites
+from gate.runtime.facade import Shard, StoreRuntime, TorchRuntime, open_cache, show_progress
 from gate.settings import Settings
 
 SHARD_SUFFIX = ".npz"
@@ -36,16 +27,14 @@ def shard_file(output_dir: Path, shard: Shard) -> Path:
 
 
 def run_shard(settings: Settings, shard_text: str, quiet: bool = False) -> ExitCode:
-    progress.set_enabled(not quiet)
+    show_progress(not quiet)
     shard = Shard.parse(shard_text)
     config = load_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)
     loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
-    from gate.runtime.session import TorchRuntime
-
     store = compute_model_work(loaded, config, TorchRuntime(config.runtime, base_dir), base_dir, shard=shard,
-                               cache=open_cache(config))
+                               cache=open_cache(config.runtime))
     path = store.save(shard_file(output_dir, shard))
     encoded = sum(e.encoded for e in store.engines)
     sys.stdout.write(f"shard {shard.index}/{shard.count} of {config.name}: {len(store.blocks)} of "
@@ -79,7 +68,7 @@ def shard_files(paths: list[Path]) -> list[Path]:
 
 def merge(settings: Settings, paths: list[Path], quiet: bool = False,
           record_history: bool | None = None) -> ExitCode:
-    progress.set_enabled(not quiet)
+    show_progress(not quiet)
     config = load_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir = settings.config_path.resolve().parent
     output_dir = settings.output_dir or Path(config.report.output_dir)

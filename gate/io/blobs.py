@@ -1,4 +1,4 @@
-"""Small content-addressed files for the persistent cache (`gate.runtime.cache`): the file operations only.
+"""Small content-addressed files for the persistent cache (`gate.runtime.work.cache`): the file operations only.
 
 Writes go to a temporary file in the same directory and are renamed into place, so a reader (another run
 sharing the directory, or `actions/cache` saving it) sees a whole entry or none. No fsync: a cache entry

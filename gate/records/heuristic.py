@@ -13,7 +13,7 @@ from gate import io
 from gate.config import HeuristicSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.records import Id, InputModel, Text, selected_models, short, validate_raw
-from gate.rubric import Rubric, load_rubric
+from gate.rubric import Rubric, load_rubric, suite_metric_names
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -83,9 +83,7 @@ def _closest(value: str, choices: list[str]) -> str:
 def _unknown_metrics(suite_name: str, config: HeuristicSuiteConfig, rubric: Rubric) -> list[Problem]:
     """Checks on metrics the rubric does not have. gate.yml's loader accepts any `<metric>_<stat>` (a
     rubric names its own metrics); only here, with the rubric read, can a typo be told from a metric."""
-    from gate.scorers.heuristic import _catalogue
-
-    known = list(_catalogue(rubric.metric_names()))
+    known = suite_metric_names(rubric.metric_names())
     return [Problem(field=f"suites.{suite_name}.checks.{metric}",
                     expected=f"a metric of rubric {rubric.name}", found=f"unknown metric {describe(metric)}",
                     fix=_closest(metric, known) if difflib.get_close_matches(metric[:200], known, n=1, cutoff=0.6)

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate import __version__
+from gate.baselines.trends import SuiteTrend
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.report import over_time, views
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label
 from gate.scorers import get_scorer
-from gate.trends import SuiteTrend
 
 
 @dataclass(frozen=True)

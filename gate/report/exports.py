@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gate import io
 from gate.judge import SuiteVerdict
-from gate.report import drift_export
+from gate.report.kinds import drift
 from gate.scorers.stereotype import SEED_COLUMNS
 
 STEREOTYPE_TEXT_COLUMNS = ("id", "model", "date", "trait", "emgsd_text", "control_response", "turn2_response")
@@ -29,7 +29,7 @@ def write_seed_exports(suite: SuiteVerdict, directory: Path, run_day: str) -> li
 
 def _drift(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
     path = directory / "quality_drift_report.json"
-    io.write_json_atomic(path, drift_export.quality_drift_report(suite))
+    io.write_json_atomic(path, drift.quality_drift_report(suite))
     return [path]
 
 

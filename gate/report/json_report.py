@@ -11,7 +11,7 @@ from gate.judge import CheckResult, GateVerdict, SuiteVerdict
 from gate.results import key_dict
 
 if TYPE_CHECKING:
-    from gate.snapshots import Comparison
+    from gate.baselines.snapshots import SnapshotComparison
 
 SCHEMA_VERSION = 1
 
@@ -53,7 +53,7 @@ def _suite(suite: SuiteVerdict) -> dict[str, Any]:
     }
 
 
-def _baseline(comparison: Comparison | None) -> dict[str, Any] | None:
+def _baseline(comparison: SnapshotComparison | None) -> dict[str, Any] | None:
     if comparison is None:
         return None
     snapshot = comparison.snapshot

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gate.history import mermaid_trend, sparkline
+from gate.baselines.history import mermaid_trend, sparkline
+from gate.baselines.trends import SuiteTrend
 from gate.judge import CheckResult, Op, SuiteVerdict
 from gate.report.escape import inert
 from gate.results import MetricSpec
-from gate.trends import SuiteTrend
 
 
 def _fmt(value: float | None, spec: MetricSpec | None, signed: bool = False) -> str:

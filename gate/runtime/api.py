@@ -1,7 +1,13 @@
 """Pure types at the boundary between scorers and the model runtime (no torch here).
 
 Scorers ask a `ModelRuntime` for model work and get plain Python/numpy values back, so they stay
-pure and testable; `gate.runtime.session.TorchRuntime` is the implementation that runs models.
+pure and testable; `gate.runtime.engines.session.TorchRuntime` is the implementation that runs models,
+`gate.runtime.work.replay.StoreRuntime` the one that answers from stored results.
+
+The rule every scorer keeps: the texts a scorer requests must not depend on the values it gets back.
+The planning pass (`gate.runtime.work.plan.RecordingRuntime`) runs the scorers against placeholder values
+to learn which texts the run needs, computes exactly those, and replays them; a scorer whose second request
+depended on its first answer would ask the replay for texts that were never computed (`NotInStore`).
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+# The kinds of model engine, as plans, stores and cost summaries name them.
+BERTSCORE, EMBEDDING, CLASSIFIER = "bertscore", "embedding", "classifier"
 
 @dataclass(frozen=True)
 class Fingerprint:
@@ -111,7 +119,11 @@ class ClassProbabilities:
 
 
 class ModelRuntime(Protocol):
-    """What scorers may ask of the model runtime."""
+    """What scorers may ask of the model runtime.
+
+    The texts a scorer requests must not depend on the values it gets back: the run plans its model
+    work from the requests the scorers make against placeholder values (see the module docstring).
+    """
 
     def embed(self, model: str, texts: Sequence[str]) -> Embeddings: ...
 

@@ -18,7 +18,7 @@ class ScoringContext:
     gate: GateConfig
     runtime: ModelRuntime
     base_dir: Path  # the directory of gate.yml: relative paths in the config start here
-    # The LLM judge (network I/O, so handed in like the model runtime): (JudgeConfig, items) -> JudgeRun.
+    # The LLM grader (network I/O, so handed in like the model runtime): (JudgeConfig, items) -> GraderRun.
     judge: Callable[[Any, Any], Any] | None = None
 
 

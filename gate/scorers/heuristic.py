@@ -18,16 +18,16 @@ from gate import io
 from gate.config import CheckConfig, HeuristicSuiteConfig
 from gate.records.heuristic import HeuristicData, HeuristicRecord, load_heuristic
 from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
-from gate.rubric import DEFAULT_RUBRIC, RUBRICS, Rubric
+from gate.rubric import DEFAULT_RUBRIC, RUBRICS, STATS, Rubric
 from gate.scorers.base import KnownMetrics, Scorer, ScoringContext
 from gate.scorers.heuristic_rules import ResponseScore, score_response
 from gate.stats import maximum, mean
 
-STATS = ("mean", "median", "std", "min", "max")
 STAT_PATTERN = re.compile(rf"^[a-z][a-z0-9_]*_({'|'.join(STATS)})$")
 
 
 def _catalogue(metric_names: Sequence[str]) -> dict[str, MetricSpec]:
+    """Every suite metric described, in `gate.rubric.suite_metric_names`' order (the names gate.yml may check)."""
     specs = {}
     for metric in [*metric_names, "final_score"]:
         for stat in STATS:

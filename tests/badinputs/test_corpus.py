@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.config_loader import load_config
+from gate.config.loader import load_config
 from gate.pipeline import load_suites, select_suites
 from tests.badinputs.cases import CASES, MB, Case
 from tests.badinputs.projects import (

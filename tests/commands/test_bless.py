@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from gate.cli import app
 from gate.commands.bless import bless_baseline
 from gate.commands.sample import sample_exercises
-from gate.config_loader import load_config
+from gate.config.loader import load_config
 from gate.errors import ConfigError, InputError
 from gate.records.drift import load_drift
 from tests.conftest import EXAMPLES

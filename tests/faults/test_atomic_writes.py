@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from gate import history, io
+from gate import io
+from gate.baselines import history
 from gate.interrupt import Interrupted
 from gate.io import write as io_write
 from tests.conftest import REPO

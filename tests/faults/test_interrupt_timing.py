@@ -8,6 +8,7 @@ leaked the lock, and the next thread that needed it hung the process (issue 17, 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -126,15 +127,21 @@ def finish(run: subprocess.Popen[str], signalled_at: float) -> tuple[str, float]
     return err, time.monotonic() - signalled_at
 
 
-def assert_interrupted(run: subprocess.Popen[str], err: str, signum: int, took: float) -> None:
+def assert_interrupted(run: subprocess.Popen[str], err: str, signum: int, took: float, *,
+                       after_report: bool = False) -> bool:
+    """The run ended as an interrupted one; True when the signal came once the whole report set was in place
+    (allowed with `after_report`: a warm run on a fast machine can write its report within the sweep's delays)."""
     code = 128 + signum
     name = signal.Signals(signum).name
     assert run.returncode == code, err[-3000:]
     lines = [line for line in err.splitlines() if line.strip() and not line.startswith("PROBE")]
-    assert lines[-1] == (f"llm-gate: interrupted by {name} before the run finished: no verdict, this run wrote no "
-                         f"report and published nothing (exit {code})"), err[-3000:]
-    assert "Traceback" not in err and "lock leaked" not in err
+    late = lines[-1].startswith(f"llm-gate: interrupted by {name} after the report was written to ")
+    if not (after_report and late):
+        assert lines[-1] == (f"llm-gate: interrupted by {name} before the run finished: no verdict, this run wrote no "
+                             f"report and published nothing (exit {code})"), err[-3000:]
+    assert "Traceback" not in err and "lock leaked" not in err and "Exception ignored" not in err, err[-3000:]
     assert took < BOUND_S, f"exited {took:.1f} s after the signal"
+    return late
 
 
 def assert_no_partial_files(workspace: Path, out: Path) -> None:
@@ -210,6 +217,19 @@ def test_unsafe_sees_import_logging_and_threading_frames_but_not_a_blocking_wait
     assert time.monotonic() - started < 2
 
 
+def test_a_signal_during_a_finaliser_is_held_not_swallowed():
+    """The garbage collector runs `__del__` at any bytecode; an exception raised there is printed as "Exception
+    ignored" and dropped, and the run would go on as if never signalled."""
+    seen = []
+
+    class Finalised:
+        def __del__(self):
+            seen.append(interrupt.unsafe(sys._getframe()))
+
+    Finalised()
+    assert seen == [True]
+
+
 def test_the_console_script_is_the_light_entry_module():
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["llm-gate"] == "gate.entry:main"
@@ -270,8 +290,12 @@ def test_a_signal_at_any_moment_of_a_run_exits_cleanly(tmp_path, signum):
             continue
         run.send_signal(signum)
         err, took = finish(run, time.monotonic())
-        assert_interrupted(run, err, signum, took)
-        assert_no_partial_files(cwd, cwd / out)
+        if assert_interrupted(run, err, signum, took, after_report=True):  # the report set is whole, one run's
+            report = json.loads((cwd / out / "report.json").read_text())
+            assert json.loads((cwd / out / "publish.json").read_text())["verdict"] == report["verdict"]
+            assert not [p for p in cwd.rglob("*") if ".tmp" in p.name]
+        else:
+            assert_no_partial_files(cwd, cwd / out)
         landed.append(next((line for line in err.splitlines() if line.startswith("PROBE signal")), "before entry"))
     sys.stderr.write(f"{signal.Signals(signum).name} trials: {list(zip(DELAYS, landed, strict=True))}\n")
     assert landed.count("finished first") <= 2

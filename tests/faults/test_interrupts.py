@@ -17,16 +17,17 @@ import time
 import pytest
 
 from gate import interrupt
-from gate.config_rag import JudgeConfig
+from gate.config import JudgeConfig
 from gate.interrupt import Interrupted
-from gate.llm_judge import JudgeItem, run_judge
+from gate.scorers.rag.grader import GraderItem
+from gate.scorers.rag.grader_client import run_grader
 from tests.conftest import EXAMPLES, REPO
 from tests.test_cli import run_cli
 
 # `llm-gate run`, announcing on stderr when model work begins so the test can signal it then.
 PROBE = """
 import sys
-from gate.runtime import progress
+from gate.runtime.engines import progress
 real = progress.model_progress
 def announce(description, total):
     sys.stderr.write(f"MODEL-WORK {description}\\n")
@@ -134,11 +135,11 @@ def test_ctrl_c_during_the_llm_judge_drops_the_queued_requests(httpserver):
     httpserver.expect_request("/v1/chat/completions").respond_with_handler(slow)
     config = JudgeConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="j", max_concurrency=1,
                          cache=False)
-    items = [JudgeItem(f"q{i}", "relevance", f"q {i}", "c", "a", "e") for i in range(40)]
+    items = [GraderItem(f"q{i}", "relevance", f"q {i}", "c", "a", "e") for i in range(40)]
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
     started = time.monotonic()
     with interrupt.handling(), pytest.raises(Interrupted):
-        run_judge(config, "sk-x", items, cache_dir=None)
+        run_grader(config, "sk-x", items, cache_dir=None)
     assert time.monotonic() - started < 3  # not 40 x 0.3 s: the queue was dropped
     time.sleep(0.5)
     assert len(calls) < 6

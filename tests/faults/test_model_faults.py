@@ -16,7 +16,7 @@ import pytest
 from gate.config import RuntimeConfig
 from gate.errors import ExitCode, ModelUnavailable
 from gate.runtime.api import BertScoreSpec
-from gate.runtime.session import TorchRuntime
+from gate.runtime.engines.session import TorchRuntime
 from tests.support import drift_fixtures as fx
 from tests.support.tiny_models import build_tiny_albert_classifier, build_tiny_bert
 from tests.test_cli import run_cli

@@ -12,8 +12,8 @@ from gate.report import context, markdown, render_markdown
 from gate.report.json_report import report_json
 from gate.scorers.base import ScoringContext
 from gate.scorers.drift import score_drift
-from tests.conftest import FakeRuntime
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
+from tests.support.fake_runtime import FakeRuntime
 
 RUN = context.RunInfo(generated_at="2026-11-22T10:00:00+00:00", output_dir="gate-report", commit="abcdef1234567")
 

@@ -8,8 +8,8 @@ from gate.records.drift import load_drift
 from gate.report import context, render_markdown, sizing
 from gate.scorers.base import ScoringContext
 from gate.scorers.drift import score_drift
-from tests.conftest import FakeRuntime
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
+from tests.support.fake_runtime import FakeRuntime
 
 RUN = context.RunInfo(generated_at="2026-11-22T10:00:00+00:00", output_dir="gate-report")
 

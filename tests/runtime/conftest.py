@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.runtime import device
+from gate.runtime.engines import device
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from gate.config import SUITE_CONFIGS, GateConfig, known_kinds
 from gate.judge import judge_suite
 from gate.scorers import SCORERS, get_scorer
 from gate.scorers.base import ScoringContext
-from tests.conftest import FakeRuntime
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
+from tests.support.fake_runtime import FakeRuntime
 
 
 def _drift_sample(directory: Path) -> dict:

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig, GateConfig
-from gate.judge import CheckVerdict, UnmeasuredPolicy, judge_suite
+from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig, GateConfig, UnmeasuredPolicy
+from gate.judge import CheckVerdict, judge_suite
 from gate.records.drift import FeedbackItem, load_drift
-from gate.report.drift_export import quality_drift_report, seed_summary
+from gate.report.kinds.drift import quality_drift_report, seed_summary
 from gate.scorers.base import ScoringContext
 from gate.scorers.drift import credit_differences, score_drift
-from tests.conftest import FakeRuntime
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
+from tests.support.fake_runtime import FakeRuntime
 
 
 def items(*credits: float) -> list[FeedbackItem]:

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from gate.config import ExpectedResponses, GateConfig, HeuristicSuiteConfig
-from gate.config_loader import parse_config
+from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError
 from gate.records.heuristic import load_heuristic
 from gate.rubric import load_rubric
 from gate.scorers.base import ScoringContext
 from gate.scorers.heuristic import score_heuristic
 from gate.scorers.heuristic_rules import score_response
-from tests.conftest import FakeRuntime
+from tests.support.fake_runtime import FakeRuntime
 
 CODE = 'def add(a, b):\n    """Add."""\n    return a + b\n'
 ROWS = [
@@ -249,3 +249,15 @@ def test_items_csv_carries_the_record_id_first(tmp_path):
     assert list(table[0])[0] == "id"
     assert [(t["id"], t["model"], t["prompt_id"]) for t in table] == [
         (f"r{i}", r["model"], r["prompt_id"]) for i, r in enumerate(ROWS)]
+
+
+@pytest.mark.parametrize("metrics", [["brevity", "clarity"], ["correctness", "efficiency", "readability"]])
+def test_the_checkable_names_the_loader_knows_are_the_metrics_the_scorer_describes(metrics):
+    """gate/records checks gate.yml's checks against `suite_metric_names` without importing the scorer; the list
+    must be exactly the scorer's catalogue, or a valid check is refused (or a typo passes) before scoring."""
+    from gate.rubric import suite_metric_names
+    from gate.scorers.heuristic import _catalogue
+
+    names = suite_metric_names(metrics)
+    assert names == list(_catalogue(metrics))
+    assert len(names) == (len(metrics) + 1) * 5 + 3 and "final_score_std" in names and names[-1] == "empty_ratio"

@@ -14,7 +14,7 @@ from gate.records.stability import StabilityRecord, load_stability
 from gate.scorers.base import ScoringContext
 from gate.scorers.stability import response_probability, score_stability
 from gate.similarity import off_diagonal_mean
-from tests.conftest import FakeRuntime
+from tests.support.fake_runtime import FakeRuntime
 
 VECTORS = {"a": [1.0, 0.0, 0.0], "b": [0.8, 0.6, 0.0], "c": [0.0, 1.0, 0.0], "d": [0.6, 0.0, 0.8],
            "e": [1.0, 1.0, 1.0]}

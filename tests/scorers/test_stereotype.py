@@ -15,7 +15,7 @@ from gate.records.stereotype import load_stereotype
 from gate.scorers.base import ScoringContext
 from gate.scorers.stereotype import mentions, score_stereotype, stereotype_label
 from gate.stats import wilcoxon_signed_rank
-from tests.conftest import FakeRuntime
+from tests.support.fake_runtime import FakeRuntime
 
 
 @pytest.mark.parametrize("text, trait, expected", [

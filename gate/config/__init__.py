@@ -1,0 +1,58 @@
+"""gate.yml as frozen pydantic models, loaded with every problem located (DESIGN.md §2, §6).
+
+`gate` holds `GateConfig` and its report, publish, baselines and history sections; `base` the shared pieces
+(strict models, models and runtime settings, checks, the suite base); `suites` and `rag` one model per suite
+kind. `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors become located `Problem`s through
+`located`, which rubric files use too; `paths` confines the paths it names to the workspace); import
+`load_config` from `gate.config.loader` itself, because its check of metric names consults `gate.scorers`.
+`endpoints` and `grader_access` decide where the RAG suite's LLM grader may send its API key: the workflow's
+allow-list, never gate.yml's. A new suite kind adds its model to `suites` (or a module of its own) and to
+`SUITE_CONFIGS`; a new top-level section of gate.yml goes into `gate`. Models are imported from here.
+"""
+
+from gate.config.base import (
+    BertScoreModelConfig,
+    CheckConfig,
+    Device,
+    Globs,
+    ModelsConfig,
+    Precision,
+    RuntimeConfig,
+    StrictModel,
+    SuiteBase,
+    UnmeasuredPolicy,
+)
+from gate.config.gate import (
+    SUITE_CONFIGS,
+    WORKSPACE_RULE,
+    BaselinesConfig,
+    CommentMode,
+    GateConfig,
+    HistoryConfig,
+    PublishConfig,
+    ReportConfig,
+    ReportFormat,
+    SuiteConfig,
+    json_schema,
+    known_kinds,
+)
+from gate.config.grader_access import JudgeAccess
+from gate.config.rag import JudgeConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
+from gate.config.suites import (
+    AnswerProbability,
+    CreditDriftMode,
+    DriftSuiteConfig,
+    ExpectedResponses,
+    HeuristicSuiteConfig,
+    StabilitySuiteConfig,
+    StereotypeSuiteConfig,
+)
+
+__all__ = [
+    "SUITE_CONFIGS", "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
+    "CommentMode", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses", "GateConfig", "Globs",
+    "HeuristicSuiteConfig", "HistoryConfig", "JudgeAccess", "JudgeConfig", "ModelsConfig", "Precision",
+    "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig", "Significance",
+    "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
+    "SuiteConfig", "Targets", "UnmeasuredPolicy", "json_schema", "known_kinds",
+]

@@ -1,0 +1,271 @@
+"""The shared pieces of gate.yml's models: strict models, model settings, checks, the suite base.
+
+`gate.config.gate` assembles them (and `gate.config.suites`' kinds) into `GateConfig`.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from enum import Enum
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    PrivateAttr,
+    WithJsonSchema,
+    model_validator,
+)
+
+
+class StrictModel(BaseModel):
+    # allow_inf_nan=False: YAML's .nan and .inf parse as floats, and a NaN threshold never fails a check.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, data: Any) -> Any:
+        """`min: true` is YAML's boolean, which pydantic's lax mode would take as 1 (and `version: true` as 1):
+        such a value is swapped for a `BoolForNumber`, which fails the field's own validation, so the error
+        names the field and the other fields are still checked."""
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {k: _marked(fields[k].annotation, v) if k in fields else v for k, v in data.items()}
+
+
+class BoolForNumber:
+    """A true/false where gate.yml wants a number (`gate.config.located.to_problem` words its error)."""
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _scalars(annotation: Any) -> set[type]:
+    """The scalar types an annotation takes (through Optional, Annotated, unions and Literal); none for containers."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _scalars(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_scalars(a) for a in args))
+    if origin is typing.Literal:
+        return {type(a) for a in args}
+    return {annotation} if isinstance(annotation, type) and origin is None else set()
+
+
+def _items(annotation: Any) -> Any:
+    """The item annotation of the list or dict an annotation takes, if it takes one."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated or origin in (typing.Union, types.UnionType):
+        found = [i for a in (args[:1] if origin is typing.Annotated else args) if (i := _items(a)) is not None]
+        return found[0] if found else None
+    return args[-1] if origin in (list, dict) and args else None
+
+
+def _marked(annotation: Any, value: Any) -> Any:
+    if isinstance(value, bool):
+        kinds = _scalars(annotation)
+        return BoolForNumber(value) if kinds & {int, float} and not kinds & {bool, str} else value
+    item = _items(annotation) if isinstance(value, (list, dict)) else None
+    if item is None:
+        return value
+    if isinstance(value, dict):
+        return {k: _marked(item, v) for k, v in value.items()}
+    return [_marked(item, v) for v in value]
+
+
+# ---------------------------------------------------------------- models and runtime
+
+
+class BertScoreModelConfig(StrictModel):
+    """BERTScore backbone. The seed's default is roberta-large at layer 17 (bert-score's default)."""
+
+    model: str = Field("roberta-large", description="Hub id or local path of the BERTScore backbone.")
+    layer: int | None = Field(
+        17,
+        ge=0,
+        description="Hidden layer whose token states are compared. Required for models bert-score does "
+        "not know (all-MiniLM-L6-v2: 6).",
+    )
+    idf: bool = Field(False, description="Weight tokens by inverse document frequency over the baselines.")
+    rescale_with_baseline: bool = Field(
+        False, description="Rescale scores with bert-score's baseline for this model and layer."
+    )
+    baseline_path: str | None = Field(
+        None, description="LAYER,P,R,F file to rescale with, for models bert-score has no baseline for."
+    )
+
+
+class ModelsConfig(StrictModel):
+    embedding: str = Field(
+        "sentence-transformers/all-MiniLM-L6-v2", description="Sentence-embedding model (similarities)."
+    )
+    bertscore: BertScoreModelConfig = BertScoreModelConfig()
+    stereotype: str = Field(
+        "holistic-ai/bias_classifier_albertv2", description="Stereotype classifier (HEARTS)."
+    )
+
+
+class Device(str, Enum):
+    AUTO = "auto"
+    CPU = "cpu"
+    CUDA = "cuda"
+
+
+class Precision(str, Enum):
+    AUTO = "auto"  # fp16 on CUDA, fp32 on CPU
+    FP32 = "fp32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+
+
+class RuntimeConfig(StrictModel):
+    device: Device = Device.AUTO
+    precision: Precision = Precision.AUTO
+    batch_size: PositiveInt = Field(64, description="Most texts (or windows) in one forward batch.")
+    batch_tokens: PositiveInt | None = Field(
+        None, description="Most token positions, padding included, in one forward batch. Default: on CPU "
+        "about a million hidden values per batch (2,730 positions for a 384-wide model, 1,365 for a 768-wide "
+        "one), the size that ran fastest; on CUDA only batch_size limits a batch.",
+    )
+    cache_dir: str = Field(".gate-cache", description="Model and score cache, relative to the working directory.")
+    cache: bool = Field(
+        True,
+        description="Keep embeddings, BERTScore token states and classifier outputs in `cache_dir`, keyed by model "
+        "fingerprint and text, so a later run re-encodes only texts it has not seen (restore the directory with "
+        "actions/cache in CI).",
+    )
+    cache_max_mb: PositiveInt = Field(
+        2048, description="Size cap of the model-output cache in MiB; least recently used entries go first."
+    )
+    threads: PositiveInt | None = Field(
+        None, description="CPU threads for model work; default: the CPUs this process may use (affinity and "
+        "cgroup quota)."
+    )
+    allow_download: bool = Field(
+        False,
+        description="Let a run fetch a missing model from the Hugging Face hub. Off by default: CI runs "
+        "use models baked into the image or pulled with `llm-gate models pull`.",
+    )
+
+
+# ---------------------------------------------------------------- checks
+
+
+class UnmeasuredPolicy(str, Enum):
+    """What a check whose value could not be measured contributes to the verdict (never a pass)."""
+
+    WARN = "warn"
+    FAIL = "fail"
+
+
+class CheckConfig(StrictModel):
+    """A threshold on one metric. `min`/`max` bound the value; `max_decrease`/`max_increase` bound its change
+    against the suite's blessed baseline snapshot (`llm-gate baseline bless`), optionally only when the
+    change is statistically significant. Each bound fails the gate; `warn*` are earlier, softer levels."""
+
+    min: float | None = Field(None, description="Fail when the value is below this.")
+    max: float | None = Field(None, description="Fail when the value is above this.")
+    warn: float | None = Field(
+        None, description="Warn when the value is on the wrong side of this (requires exactly one of min/max)."
+    )
+    max_decrease: float | None = Field(
+        None, ge=0, description="Fail when the value fell by more than this against the baseline snapshot."
+    )
+    warn_decrease: float | None = Field(None, ge=0, description="Warn when it fell by more than this.")
+    max_increase: float | None = Field(
+        None, ge=0, description="Fail when the value rose by more than this against the baseline snapshot."
+    )
+    warn_increase: float | None = Field(None, ge=0, description="Warn when it rose by more than this.")
+    significant: bool = Field(
+        False,
+        description="Judge a change only when it is significant: the paired bootstrap confidence interval of "
+        "the per-item difference to the baseline excludes 0 on the bad side (needs per-item values).",
+    )
+    confidence: float = Field(0.95, gt=0.5, lt=1, description="Confidence level of that interval.")
+    scope: str = Field(
+        "group",
+        description="Where the check applies: `group` (the suite's primary groups, e.g. exercise x model), "
+        "another level the suite kind names (e.g. `model`), or `suite`.",
+    )
+
+    @property
+    def relative(self) -> bool:
+        return self.max_decrease is not None or self.max_increase is not None
+
+    @model_validator(mode="after")
+    def _bounds_make_sense(self) -> CheckConfig:
+        if self.min is None and self.max is None and not self.relative:
+            raise ValueError("a check needs `min`, `max`, `max_decrease` or `max_increase` (e.g. `{min: 0.8}`)")
+        for warn, bound in (("warn_decrease", "max_decrease"), ("warn_increase", "max_increase")):
+            warn_value, bound_value = getattr(self, warn), getattr(self, bound)
+            if warn_value is not None and bound_value is None:
+                raise ValueError(f"`{warn}` needs `{bound}` (the level that fails)")
+            if warn_value is not None and warn_value > bound_value:
+                raise ValueError(f"`{warn}` ({warn_value}) must be at or below `{bound}` ({bound_value}): "
+                                 "changes warn from the warn level and fail past the max")
+        if self.significant and not self.relative:
+            raise ValueError("`significant: true` needs `max_decrease` or `max_increase` (it tests a change "
+                             "against the baseline snapshot)")
+        if self.warn is not None and self.min is None and self.max is None:
+            raise ValueError("`warn` is for `min`/`max`; for changes use `warn_decrease`/`warn_increase`")
+        if self.min is not None and self.max is not None:
+            if self.min > self.max:
+                raise ValueError(f"`min` ({self.min}) is greater than `max` ({self.max})")
+            if self.warn is not None:
+                raise ValueError("`warn` needs exactly one of `min`/`max`; split the check in two")
+        if self.warn is not None and self.min is not None and self.warn < self.min:
+            raise ValueError(
+                f"`warn` ({self.warn}) must be at or above `min` ({self.min}): values fail below min, "
+                "and warn between min and warn"
+            )
+        if self.warn is not None and self.max is not None and self.warn > self.max:
+            raise ValueError(
+                f"`warn` ({self.warn}) must be at or below `max` ({self.max}): values fail above max, "
+                "and warn between warn and max"
+            )
+        return self
+
+
+# ---------------------------------------------------------------- suites
+
+
+class SuiteBase(StrictModel):
+    description: str | None = None
+    checks: dict[str, CheckConfig] | None = Field(
+        None, description="Thresholds by metric name. Omitted: the kind's defaults. Given: replaces them."
+    )
+    unmeasured: UnmeasuredPolicy = Field(
+        UnmeasuredPolicy.WARN, description="Verdict of a check whose value could not be measured."
+    )
+    # Where gate.yml defines the suite (file name, YAML node tree), so that a problem found reading its inputs
+    # (a `models:` filter naming no model, an unknown category, a glob matching nothing) names gate.yml:LINE.
+    _place: tuple[str, Any] | None = PrivateAttr(None)
+
+    def locate_in(self, filename: str, root: Any) -> None:
+        self._place = (filename, root)
+
+    @property
+    def place(self) -> tuple[str, Any] | None:
+        return self._place
+
+
+def _one_or_many(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+# One glob or a list of globs; always a list once validated.
+Globs = Annotated[
+    list[Annotated[str, Field(min_length=1)]],
+    BeforeValidator(_one_or_many),
+    Field(min_length=1),
+    WithJsonSchema({"anyOf": [{"type": "string", "minLength": 1},
+                              {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]}),
+]

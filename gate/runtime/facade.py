@@ -1,0 +1,68 @@
+"""The runtime as the pipeline and the commands call it: plan, execute, replay, and the cache around them.
+
+A run: `TorchRuntime(config.runtime, base_dir)`; the scorers ask a `recorder(...)`; `plan(...)` turns what
+they asked for into a `WorkPlan`; `execute(plan, runtime, shard, open_cache(...))` gives the `ResultStore`
+(a shard's share with `shard`; `merge_stores` joins the shards' files); the scorers then run against
+`StoreRuntime(store)`; `model_work_summary` says what it cost. Nothing outside `gate.runtime` needs more
+than this module and `gate.runtime.api`. Importing it loads no torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from gate.config import RuntimeConfig
+from gate.runtime.api import ClassifierLabels, RuntimeSummary
+from gate.runtime.engines.models import EMBEDDED_NAMES, ResolvedModel
+from gate.runtime.engines.models import pull as pull_model
+from gate.runtime.engines.models import resolve as resolve_model
+from gate.runtime.engines.progress import set_enabled as show_progress
+from gate.runtime.engines.session import TorchRuntime, resolve_layer
+from gate.runtime.work import (
+    ArrayCache,
+    NotInStore,
+    RecordingRuntime,
+    ResultStore,
+    Shard,
+    StoreRuntime,
+    WorkPlan,
+    block_texts_for,
+    build_plan,
+    execute,
+    summary,
+)
+from gate.runtime.work.plan import Request
+
+__all__ = ["EMBEDDED_NAMES", "ArrayCache", "NotInStore", "RecordingRuntime", "ResolvedModel", "ResultStore", "Shard",
+           "StoreRuntime", "TorchRuntime", "WorkPlan", "execute", "merge_stores", "model_work_summary", "open_cache",
+           "plan", "pull_model", "recorder", "resolve_model", "show_progress"]
+
+
+def recorder(labels: Callable[[str], ClassifierLabels]) -> RecordingRuntime:
+    """The planning pass's runtime: records what the scorers ask for and answers placeholders (`labels` answers
+    `classifier_labels`, from the loaded model or from a store)."""
+    return RecordingRuntime(labels, resolve_layer)
+
+
+def plan(requests: Iterable[Request], settings: RuntimeConfig, block_texts: int | None = None) -> WorkPlan:
+    """The run's model work as blocks of about `block_texts` texts (default: by `runtime.batch_size`)."""
+    return build_plan(requests, block_texts or block_texts_for(settings.batch_size), settings.batch_size,
+                      settings.batch_tokens)
+
+
+def open_cache(settings: RuntimeConfig) -> ArrayCache:
+    """The run's persistent model-output cache (`runtime.cache`, `runtime.cache_dir`, `runtime.cache_max_mb`)."""
+    return ArrayCache(Path(settings.cache_dir) if settings.cache else None, settings.cache_max_mb * 2**20)
+
+
+def model_work_summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> RuntimeSummary | None:
+    """What the model work cost (None when the run had none: no model was loaded, torch never imported)."""
+    if not runtime.loaded_engines():
+        return None
+    return summary(runtime, cache, store)
+
+
+def merge_stores(paths: Sequence[Path]) -> ResultStore:
+    """The shards' files, each checked, merged into one store (`ResultStore.merge` says which file differs)."""
+    return ResultStore.merge([ResultStore.load(p) for p in paths])

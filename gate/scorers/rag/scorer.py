@@ -1,0 +1,217 @@
+"""Seed rag-evaluation: retrieval, generation and performance per system, grade, baseline vs candidate.
+
+Per query: the retrieval metrics (`retrieval`, trec_eval's conventions), the generation metrics
+(`generation`), the optional LLM grader's scores (`grader`; gate.yml's `judge:`), latency and cost. Per
+system: their means (BLEU as corpus BLEU), latency percentiles, throughput, cost per query, the overall score
+and grade, and the seed's issues and insights (`summary`). With a baseline run: the comparison (`compare`).
+Levels: `group` = each candidate system, `baseline` = each baseline system, `comparison` = each
+candidate system against each baseline system.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from gate.config import CheckConfig, RagSuiteConfig
+from gate.records.rag import RagData, RagRecord, load_rag, system_of
+from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.scorers.base import Scorer, ScoringContext
+from gate.scorers.rag import compare as rag_compare
+from gate.scorers.rag import summary as rag_summary
+from gate.scorers.rag.generation import corpus_bleu, generation_metrics, texts_to_embed
+from gate.scorers.rag.grader import BUDGET_EXHAUSTED, GraderItem
+from gate.scorers.rag.retrieval import retrieval_metrics
+
+_H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
+METRICS = {s.name: s for s in (
+    MetricSpec("mrr", _H, "Mean reciprocal rank"), MetricSpec("ndcg", _H, "NDCG over the whole list"),
+    MetricSpec("context_precision", _H, "Context precision (Ragas, with reference)"),
+    MetricSpec("bleu", _H, "Corpus BLEU / 100 (sacrebleu)"),
+    MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100"), MetricSpec("rouge_l", _H, "Mean ROUGE-L F"),
+    MetricSpec("faithfulness", _H, "Share of answer sentences supported by the contexts"),
+    MetricSpec("answer_relevancy", _H, "Mean cosine(query, answer)"),
+    MetricSpec("latency_mean", _L, "Mean latency (s)", ".2f"), MetricSpec("latency_p50", _L, "P50 latency (s)", ".2f"),
+    MetricSpec("latency_p95", _L, "P95 latency (s)", ".2f"), MetricSpec("latency_p99", _L, "P99 latency (s)", ".2f"),
+    MetricSpec("throughput_qps", _H, "Queries per second", ".2f"),
+    MetricSpec("cost_mean", _L, "Mean cost per query ($)", ".4f"),
+    MetricSpec("cost_per_query", _L, "Cost per query ($)", ".4f"),
+    MetricSpec("overall_score", _H, "Weighted overall score (0-1)"), MetricSpec("queries", _H, "Queries", ".0f"),
+    MetricSpec("regressions", _L, "Significant regressions vs the baseline", ".0f"),
+    MetricSpec("improvements", _H, "Significant improvements vs the baseline", ".0f"),
+)}
+# k-dependent, judge and Δ metrics: precision_at_k.3, judge_accuracy, delta_mrr, ...
+PATTERN = re.compile(r"^(delta_)?((precision|recall|ndcg)_at_k\.\d+|judge_[a-z0-9_]+|"
+                     + "|".join(re.escape(m) for m in METRICS if m not in ("regressions", "improvements")) + ")$")
+DEFAULT_CHECKS = {"overall_score": CheckConfig(min=0.75)}  # the seed's quality gate: --min-score 0.75
+# One rule for every judge item without a score (unparseable reply, HTTP error, budget spent, not sent): it is
+# listed in `unmeasured` with its reason, and a system's judge_<criterion> is the mean over its scored queries
+# when at most this share went unscored, else unmeasured. Scores lie in [0, 1], so a mean over the rest is within
+# that share of the mean over all, whatever the unscored ones would have scored.
+GRADER_MAX_UNSCORED = 0.05
+
+
+def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
+    k_metrics = [f"{m}.{k}" for m in ("precision_at_k", "recall_at_k", "ndcg_at_k") for k in suite.k]
+    judged = [f"judge_{c}" for c in suite.judge.criteria] if suite.judge.enabled else []
+    return [*k_metrics, "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "faithfulness",
+            "answer_relevancy", *judged, "latency", "cost"]
+
+
+def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
+    records = [("candidate", r) for r in data.candidates] + [("baseline", r) for r in data.baseline]
+    embedding = suite.embedding or context.gate.models.embedding
+    texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
+    fingerprint = {"embedding": None, "k": suite.k, "faithfulness_threshold": suite.faithfulness_threshold}
+    lookup, truncation = {}, None
+    if texts:
+        embedded = context.runtime.embed(embedding, texts)
+        lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
+        fingerprint["embedding"] = embedded.fingerprint.to_dict()
+        truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
+    judged, judge_note, not_judged = _grade(suite, records, context)
+    values: list[dict[str, float | None]] = []
+    for index, (_, record) in enumerate(records):
+        v = {**retrieval_metrics(record, suite.k),
+             **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
+                                  suite.faithfulness_threshold)}
+        v.update(judged.get(index, {}))
+        v["latency"] = record.latency
+        v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
+        values.append(v)
+    columns = per_query_metrics(suite)
+    groups, gaps, summaries, judge_notes = [], [], {}, []
+    for level, which in (("group", "candidate"), ("baseline", "baseline")):
+        for system in dict.fromkeys(system_of(r, which) for w, r in records if w == which):
+            rows = [i for i, (w, r) in enumerate(records) if w == which and system_of(r, which) == system]
+            lost, partly = _not_judged(rows, not_judged)
+            metrics, summary = _system([records[i][1] for i in rows], [values[i] for i in rows], columns, suite,
+                                       lost)
+            key: Key = (("system", system),)
+            groups.append(GroupResult(level, key, metrics, len(rows), _sources(records[i][1] for i in rows)))
+            gaps += [Unmeasured(key, m, lost.get(m, "no query has the data for it"))
+                     for m, v in metrics.items() if v is None]
+            gaps += [Unmeasured((("run", which), ("system", system), ("id", records[i][1].key)), metric, reason)
+                     for i in rows for metric, reason in not_judged.get(i, {}).items()]
+            judge_notes += [f"{system}: {metric} is the mean over {len(rows) - k} of {len(rows)} queries; {k} the "
+                            f"judge could not score are listed as unmeasured (at most {GRADER_MAX_UNSCORED:.0%} may "
+                            "be, so the mean is within that share of the full sample's)"
+                            for metric, k in partly.items()]
+            summaries[(which, system)] = (rows, metrics, summary)
+    comparisons = _comparisons(records, values, columns, summaries, suite)
+    for (system, base), rows in comparisons.items():
+        key = (("system", system), ("baseline", base))
+        metrics = rag_compare.comparison_metrics(rows)
+        groups.append(GroupResult("comparison", key, metrics, len(rows)))
+        gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
+    notes = [n for n in (judge_note, truncation) if n] + judge_notes
+    for (_, system), (_, _, summary) in summaries.items():
+        if summary["left_out"]:
+            notes.append(f"{system}: the overall score leaves out {', '.join(summary['left_out'])} (unmeasured) "
+                         "and rescales the other weights.")
+    return SuiteResult(
+        name=name, kind="rag", metrics={}, groups=tuple(groups),
+        items=tuple(_item(records[i][1], records[i][0], values[i], columns) for i in range(len(records))),
+        item_columns=("id", "system", "query", *columns), unmeasured=tuple(gaps), fingerprint=fingerprint,
+        settings={"k": suite.k, "embedding": embedding, "faithfulness_threshold": suite.faithfulness_threshold,
+                  "weights": dict(suite.overall_weights), "judge": suite.judge.enabled,
+                  "significance": suite.significance.model_dump(mode="json"), "dataset": suite.dataset_name or name,
+                  "targets": suite.targets.model_dump()},
+        inputs={"systems": {f"{which}:{system}": summary for (which, system), (_, _, summary) in summaries.items()},
+                "comparisons": {f"{s} vs {b}": [r.__dict__ for r in rows] for (s, b), rows in comparisons.items()}},
+        notes=tuple(notes),
+    )
+
+
+def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Sequence[str],
+            suite: RagSuiteConfig, lost: Mapping[str, str]) -> tuple[dict[str, float | None], dict]:
+    metrics: dict[str, float | None] = {}
+    for column in columns:
+        measured = [v[column] for v in values if v.get(column) is not None]
+        name = rag_compare.SUMMARY_NAME.get(column, column)
+        metrics[name] = math.fsum(measured) / len(measured) if measured and name not in lost else None
+    answered = [r for r in records if r.actual_answer.strip() and r.expected_answer and r.expected_answer.strip()]
+    metrics["bleu"] = corpus_bleu([r.actual_answer for r in answered], [r.expected_answer for r in answered])
+    metrics.update(rag_summary.performance(records, suite.cost_per_1k_tokens))
+    score, left_out = rag_summary.overall(metrics, suite.overall_weights, max(suite.k))
+    metrics["overall_score"] = score
+    metrics["queries"] = float(len(records))
+    letter = rag_summary.grade(score)
+    return metrics, {"grade": letter, "left_out": left_out, "n": len(records),
+                     "issues": rag_summary.issues(metrics, suite.targets, max(suite.k)),
+                     "insights": rag_summary.insights(metrics, letter, suite.targets)}
+
+
+def _comparisons(records, values, columns, summaries, suite) -> dict[tuple[str, str], list]:
+    out = {}
+    bases = [(s, data) for (which, s), data in summaries.items() if which == "baseline"]
+    for (which, system), (rows, metrics, _) in summaries.items():
+        if which != "candidate":
+            continue
+        for base, (base_rows, base_metrics, _) in bases:
+            cand = {records[i][1].key: values[i] for i in rows}
+            prior = {records[i][1].key: values[i] for i in base_rows}
+            out[(system, base)] = rag_compare.compare(cand, prior, columns, (metrics, base_metrics),
+                                                      suite.significance)
+    return out
+
+
+def _grade(suite: RagSuiteConfig, records,
+           context: ScoringContext) -> tuple[dict[int, dict], str | None, dict[int, dict[str, str]]]:
+    """Grader scores by record index, the run's note, and by record index the judge_* metrics it could not grade."""
+    if not suite.judge.enabled:
+        return {}, None, {}
+    items = [GraderItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
+                       r.expected_answer or "")
+             for index, (_, r) in enumerate(records) for criterion in suite.judge.criteria]
+    run = context.judge(suite.judge, items)
+    scores: dict[int, dict] = {}
+    not_judged: dict[int, dict[str, str]] = {}
+    for item, score in zip(items, run.scores, strict=True):
+        scores.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.score
+        if score.score is None:  # unparseable or never answered alike (GRADER_MAX_UNSCORED)
+            not_judged.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.reason or "no reply"
+    unmeasured = sum(1 for s in run.scores if s.score is None)
+    failure = next((s.reason for s in run.scores if s.failed and s.reason != BUDGET_EXHAUSTED), None)
+    note = (f"LLM judge {suite.judge.model}: {run.requests} requests, {run.cache_hits} from cache, {run.tokens} "
+            f"tokens (${run.cost_usd:.4f}); {unmeasured} of {len(items)} scores unmeasured"
+            + (" — the budget was reached" if run.stopped_by_budget else "")
+            + (f" — the endpoint failed: {failure}" if failure else "") + ".")
+    return scores, note, not_judged
+
+
+def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> tuple[dict[str, str],
+                                                                                            dict[str, int]]:
+    """(metric -> why a system's mean of it is unmeasured: more than GRADER_MAX_UNSCORED of its queries have no
+    judge score; metric -> how many queries it leaves out where no more than that share have none)."""
+    lost: dict[str, list[str]] = {}
+    for row in rows:
+        for metric, reason in not_judged.get(row, {}).items():
+            lost.setdefault(metric, []).append(reason)
+    over = {metric: f"the LLM judge did not judge {len(reasons)} of {len(rows)} queries ({reasons[0]}); more than "
+                    f"{GRADER_MAX_UNSCORED:.0%} unscored, a mean over the rest could be another sample's score"
+            for metric, reasons in lost.items() if len(reasons) > GRADER_MAX_UNSCORED * len(rows)}
+    return over, {metric: len(reasons) for metric, reasons in lost.items() if metric not in over}
+
+
+def _sources(records):
+    return tuple(r.source_ref for r in records if r.source_ref)
+
+
+def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -> Item:
+    system = system_of(record, which)
+    return Item(key=(("id", record.key), ("system", system), ("query", record.query)),
+                values={c: values.get(c) for c in columns}, source=record.source_ref,
+                details={"answer": record.actual_answer, "expected": record.expected_answer or "", "which": which})
+
+
+RAG = Scorer(
+    kind="rag", config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
+    levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag,
+    model_roles=("embedding",), metric_pattern=PATTERN,
+    item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
+                "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
+)

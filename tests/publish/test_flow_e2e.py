@@ -1,0 +1,154 @@
+"""`llm-gate run` and `llm-gate publish` end to end against a local GitHub API, as in Actions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from gate.publish.bundle import marker
+from tests.conftest import EXAMPLES
+from tests.support.fake_github import REPO
+from tests.test_cli import run_cli
+
+TOKEN = "ghs_e2e_token_abcdef"
+HEAD = "feedc0de" * 5
+MERGE = "5eed" * 10
+
+
+@pytest.fixture
+def actions_env(tmp_path, monkeypatch, github_api):
+    """The environment a Docker action sees: GITHUB_* variables, INPUT_* inputs, a PR event file."""
+    workspace = tmp_path / "workspace"
+    shutil.copytree(EXAMPLES, workspace / "examples", ignore=shutil.ignore_patterns("gate-report"))
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "number": 7,
+                                 "pull_request": {"number": 7, "head": {"sha": HEAD}}}))
+    files = tmp_path / "file_commands"
+    files.mkdir()
+    env = {
+        "GITHUB_ACTIONS": "true", "GITHUB_API_URL": github_api.base_url, "GITHUB_REPOSITORY": REPO,
+        "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event), "GITHUB_SHA": MERGE,
+        "GITHUB_RUN_ID": "99", "GITHUB_SERVER_URL": "https://github.example", "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_STEP_SUMMARY": str(files / "summary.md"), "GITHUB_OUTPUT": str(files / "output.txt"),
+        "INPUT_CONFIG": "examples/gate.yml", "INPUT_GITHUB_TOKEN": TOKEN, "INPUT_FAIL_ON": "fail",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.chdir(workspace)
+    return workspace, files
+
+
+def outputs(files) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in (files / "output.txt").read_text().splitlines() if "=" in line)
+
+
+def test_run_in_actions_publishes_comment_check_run_summary_and_outputs(actions_env, github_api, capsys):
+    workspace, files = actions_env
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1  # settings come from INPUT_* and GITHUB_*
+    [comment] = github_api.comments[7]
+    assert comment["body"].startswith(marker("feedback-quality") + "\n## ❌ feedback-quality: failed")
+    assert f"commit `{HEAD[:7]}`" in comment["body"]  # the PR head, not the merge commit
+    assert "/actions/runs/99" in comment["body"]
+    [run] = github_api.check_runs
+    assert (run["name"], run["head_sha"], run["conclusion"]) == ("feedback-quality", HEAD, "failure")
+    assert run["output"]["title"] == "6 of 50 checks failed, 8 warned"
+    failures = [a for a in run["annotations"] if a["annotation_level"] == "failure"]
+    assert {a["path"] for a in failures} == {"examples/outputs/feedback/llama-3.1-8b-instruct.jsonl"}
+    lines = sorted(a["start_line"] for a in failures)
+    assert lines == [1, 1, 11, 11, 22, 22]  # the first record of each failing exercise x model
+    warnings = [a for a in run["annotations"] if a["annotation_level"] == "warning"]
+    assert {(a["path"], a["start_line"]) for a in warnings} >= {
+        ("examples/stereotype/mistral_7b.jsonl", 1),  # the first record of the warned model / model x task
+        ("examples/stability/tinyllama-1.1b-chat.jsonl", 1), ("examples/stability/tinyllama-1.1b-chat.jsonl", 51)}
+    assert {a["path"] for a in warnings} >= {"examples/heuristic/mistral-7b-instruct.xlsx"}  # its missing prompts
+    summary = (files / "summary.md").read_text()
+    assert summary == (workspace / "gate-report" / "report.md").read_text()
+    out = outputs(files)
+    assert out["verdict"] == "fail" and out["conclusion"] == "failure" and out["failed_checks"] == "6"
+    assert out["comment_url"].endswith(f"#issuecomment-{comment['id']}")
+    assert out["check_run_url"].endswith(f"/runs/{run['id']}")
+    stdout = capsys.readouterr().out
+    assert "::error" not in stdout  # the check run carries the annotations
+    assert TOKEN not in stdout
+
+
+def test_a_second_run_edits_the_comment(actions_env, github_api):
+    run_cli(pytest.MonkeyPatch(), "run", "-q")
+    (actions_env[0] / "examples" / "outputs" / "feedback" / "llama-3.1-8b-instruct.jsonl").unlink()
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 0
+    [comment] = github_api.comments[7]
+    assert "## ⚠️ feedback-quality: passed with warnings" in comment["body"]
+    assert [c.method for c in github_api.writes() if "comments" in c.path] == ["POST", "PATCH"]
+    assert [r["conclusion"] for r in github_api.check_runs] == ["failure", "success"]
+
+
+def test_publishing_failure_keeps_exit_code_summary_and_artifact(actions_env, github_api, capsys):
+    workspace, files = actions_env
+    github_api.read_only = True
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1
+    assert (files / "summary.md").read_text().startswith("## ❌ feedback-quality: failed")
+    assert (workspace / "gate-report" / "publish.json").is_file()
+    out = outputs(files)
+    assert out["verdict"] == "fail" and out["comment_url"] == "" and out["check_run_url"] == ""
+    stdout = capsys.readouterr().out
+    assert "::warning title=llm-quality-gate%3A publishing::could not comment" in stdout
+    assert "::error file=examples/outputs/feedback/llama-3.1-8b-instruct.jsonl,line=1" in stdout  # fallback
+
+
+def test_skipped_gate_is_a_neutral_check_run(actions_env, github_api, monkeypatch):
+    monkeypatch.setenv("INPUT_SUITES", "fairness-*")
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 0
+    [run] = github_api.check_runs
+    assert run["conclusion"] == "neutral" and run["output"]["title"].startswith("skipped")
+
+
+def test_publish_command_posts_a_saved_report_from_workflow_run(actions_env, github_api, tmp_path, monkeypatch):
+    workspace, _ = actions_env
+    monkeypatch.setenv("INPUT_PUBLISH", "false")  # the fork's run: compute only
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1
+    assert not github_api.calls
+    artifact = tmp_path / "artifact"
+    shutil.copytree(workspace / "gate-report", artifact)
+    event = tmp_path / "workflow_run.json"
+    event.write_text(json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": [], "event": "pull_request"}}))
+    github_api.pulls[7] = HEAD
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("INPUT_GITHUB_TOKEN")
+    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", str(artifact)) == 0
+    assert len(github_api.comments[7]) == 1 and github_api.check_runs[0]["head_sha"] == HEAD
+
+
+def test_publish_refuses_an_artifact_that_claims_another_pull_request(actions_env, github_api, tmp_path,
+                                                                      monkeypatch, capsys):
+    workspace, _ = actions_env
+    monkeypatch.setenv("INPUT_PUBLISH", "false")
+    run_cli(pytest.MonkeyPatch(), "run", "-q")
+    bundle_path = workspace / "gate-report" / "publish.json"
+    bundle = json.loads(bundle_path.read_text())
+    bundle["pull_request"] = 8  # someone else's pull request
+    bundle["comment"] += "\n@maintainers please merge"
+    bundle_path.write_text(json.dumps(bundle))
+    github_api.pulls[8] = "beef" * 10
+    event = tmp_path / "workflow_run.json"
+    event.write_text(json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": []}}))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", str(workspace / "gate-report")) == 2
+    assert "a pull request whose head is" in capsys.readouterr().err
+    assert not github_api.comments
+    github_api.pulls[8] = HEAD  # now the claim checks out; the mention is neutralised
+    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", str(workspace / "gate-report")) == 0
+    [comment] = github_api.comments[8]
+    assert "@maintainers" not in comment["body"] and "&#64;maintainers" in comment["body"]
+
+
+def test_publish_without_a_bundle_is_an_input_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
+    assert run_cli(monkeypatch, "publish", "--report", str(tmp_path)) == 2
+    assert "publish.json" in capsys.readouterr().err
