@@ -12,14 +12,22 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from json import scanner
-from json.decoder import JSONDecodeError, scanstring
-from typing import Any
+from json import decoder, scanner
+from json.decoder import JSONDecodeError
+from typing import Any, NoReturn
 
 Path = tuple[str | int, ...]
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = scanner.NUMBER_RE
+_scanstring = decoder.scanstring  # type: ignore[attr-defined]  # json's own string scanner; typeshed omits it
+
+
+def _skip_ws(text: str, idx: int) -> int:
+    """The offset of the first non-whitespace character at or after `idx`."""
+    match = _WS.match(text, idx)
+    assert match is not None  # `[ \t\n\r]*` matches everywhere, if only the empty string
+    return match.end()
 
 
 class JsonSyntaxError(ValueError):
@@ -89,7 +97,7 @@ class _Parser:
     def parse(self) -> tuple[Any, dict[Path, int]]:
         start = 1 if self.text.startswith("\ufeff") else 0
         value, end = self._value(start, ())
-        end = _WS.match(self.text, end).end()
+        end = _skip_ws(self.text, end)
         if end != len(self.text):
             self._fail("Extra data after the JSON value", end)
         return value, self.lines
@@ -97,14 +105,14 @@ class _Parser:
     def line_at(self, offset: int) -> int:
         return bisect.bisect_left(self._newlines, offset) + 1
 
-    def _fail(self, message: str, offset: int) -> None:
+    def _fail(self, message: str, offset: int) -> NoReturn:
         line = self.line_at(offset)
         column = offset - (self._newlines[line - 2] if line > 1 else -1)
         raise JsonSyntaxError(message, line, column)
 
     def _value(self, idx: int, path: Path) -> tuple[Any, int]:
         text = self.text
-        idx = _WS.match(text, idx).end()
+        idx = _skip_ws(text, idx)
         if idx >= len(text):
             self._fail("Expecting value", idx)
         char = text[idx]
@@ -114,7 +122,7 @@ class _Parser:
             return self._array(idx, path)
         if char == '"':
             try:
-                value, end = scanstring(text, idx + 1, True)
+                value, end = _scanstring(text, idx + 1, True)
             except JSONDecodeError as exc:
                 self._fail(exc.msg, exc.pos)
             at = surrogate_at(value) if text.find("\\u", idx, end) != -1 else None  # only an escape makes one
@@ -145,37 +153,37 @@ class _Parser:
         text = self.text
         self._remember(path, idx)
         result: dict[str, Any] = {}
-        idx = _WS.match(text, idx + 1).end()
+        idx = _skip_ws(text, idx + 1)
         if text.startswith("}", idx):
             return result, idx + 1
         while True:
             if not text.startswith('"', idx):
                 self._fail("Expecting property name enclosed in double quotes", idx)
             key, idx = self._value(idx, path)
-            idx = _WS.match(text, idx).end()
+            idx = _skip_ws(text, idx)
             if not text.startswith(":", idx):
                 self._fail("Expecting ':' delimiter", idx)
             result[key], idx = self._value(idx + 1, (*path, key))
-            idx = _WS.match(text, idx).end()
+            idx = _skip_ws(text, idx)
             if text.startswith("}", idx):
                 return result, idx + 1
             if not text.startswith(",", idx):
                 self._fail("Expecting ',' delimiter", idx)
-            idx = _WS.match(text, idx + 1).end()
+            idx = _skip_ws(text, idx + 1)
 
     def _array(self, idx: int, path: Path) -> tuple[list, int]:
         text = self.text
         self._remember(path, idx)
         result: list[Any] = []
-        idx = _WS.match(text, idx + 1).end()
+        idx = _skip_ws(text, idx + 1)
         if text.startswith("]", idx):
             return result, idx + 1
         while True:
-            item_start = _WS.match(text, idx).end()
+            item_start = _skip_ws(text, idx)
             self._remember((*path, len(result)), item_start)
             value, idx = self._value(item_start, (*path, len(result)))
             result.append(value)
-            idx = _WS.match(text, idx).end()
+            idx = _skip_ws(text, idx)
             if text.startswith("]", idx):
                 return result, idx + 1
             if not text.startswith(",", idx):

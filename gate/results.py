@@ -1,19 +1,23 @@
 """What scorers return: measured values only, no verdicts (the judge decides).
 
 A value that could not be measured is `None` plus an `Unmeasured` entry saying why; it is never
-stored as 0 and never becomes a pass.
+stored as 0 and never becomes a pass. What a kind's report view and seed exports need beyond the
+values (how it was measured, facts about the inputs, the texts behind an item) travels in typed
+per-kind dataclasses — subclasses of `SuiteDetails`, `SuiteSettings` and `ItemDetails` defined beside
+the kind's scorer — so a checker sees every field the view reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from gate.io import SourceRef
 
-Key = tuple[tuple[str, str], ...]  # e.g. (("exercise", "14676"), ("model", "gpt-4o"))
+Key = tuple[tuple[str, str], ...]
+DetailsT = TypeVar("DetailsT")  # e.g. (("exercise", "14676"), ("model", "gpt-4o"))
 
 
 def key_dict(key: Key) -> dict[str, str]:
@@ -56,13 +60,42 @@ class GroupResult:
 
 
 @dataclass(frozen=True)
+class SuiteSettings:
+    """How a suite was measured (model names, thresholds, counts): report.json's `settings` object, field by
+    field in declaration order (`dataclasses.asdict`). Each kind subclasses it beside its scorer."""
+
+
+@dataclass(frozen=True)
+class SuiteDetails:
+    """What a kind's report view and seed exports need beyond the metrics: its `settings` and facts about
+    the inputs (never written to report.json except `settings`). Each kind subclasses it beside its scorer,
+    narrowing `settings` to its own `SuiteSettings`."""
+
+    settings: SuiteSettings
+
+
+@dataclass(frozen=True)
+class ItemDetails:
+    """The texts behind one item that a report view shows (answers side by side, feedback, fired rules); not
+    written to items.csv. Each kind subclasses it beside its scorer."""
+
+
+def details_as(details: object, kind: type[DetailsT]) -> DetailsT:
+    """`details` as the kind's own type. A kind's view is only handed its kind's results, so another type
+    is a programming error, not a user's."""
+    if not isinstance(details, kind):
+        raise TypeError(f"expected {kind.__name__}, found {type(details).__name__}")
+    return details
+
+
+@dataclass(frozen=True)
 class Item:
     """One scored item (e.g. a submission for one model): its identity, values and display details."""
 
     key: Key
     values: Mapping[str, Any]
     source: SourceRef | None = None
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: ItemDetails | None = None
 
 
 @dataclass(frozen=True)
@@ -75,9 +108,12 @@ class SuiteResult:
     item_columns: tuple[str, ...]  # identifying fields first, then metric columns (items.csv)
     unmeasured: tuple[Unmeasured, ...] = ()
     fingerprint: Mapping[str, Any] = field(default_factory=dict)
-    settings: Mapping[str, Any] = field(default_factory=dict)  # how it was measured, shown in the report
-    inputs: Mapping[str, Any] = field(default_factory=dict)  # facts about the input files, for exports
+    details: SuiteDetails | None = None  # how it was measured and input facts, for the kind's view and exports
     notes: tuple[str, ...] = ()  # facts a reader must know (e.g. texts scored in windows)
+
+    def settings_json(self) -> dict[str, Any]:
+        """How the suite was measured, as report.json writes it ({} for a result without details)."""
+        return _plain(asdict(self.details.settings)) if self.details is not None else {}
 
     def groups_at(self, level: str) -> tuple[GroupResult, ...]:
         return tuple(g for g in self.groups if g.level == level)
@@ -87,3 +123,12 @@ class SuiteResult:
             if entry.key == key and entry.metric == metric:
                 return entry.reason
         return None
+
+
+def _plain(value: Any) -> Any:
+    """JSON's own types: tuples (frozen dataclasses hold them) as lists, mappings as dicts."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value

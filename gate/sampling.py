@@ -57,6 +57,5 @@ def submission_score(submission: dict) -> float | None:
 
 def _sum_credits(items: list) -> float | None:
     credits = [i.get("credits") for i in items if isinstance(i, dict)]
-    if any(not isinstance(c, (int, float)) or isinstance(c, bool) for c in credits):
-        return None
-    return float(sum(credits))
+    numbers = [c for c in credits if isinstance(c, (int, float)) and not isinstance(c, bool)]
+    return float(sum(numbers)) if len(numbers) == len(credits) else None

@@ -2,11 +2,16 @@
 
 The same code runs as a CLI, as the Docker action (inputs arrive as `INPUT_<NAME>` variables) and
 against a local GitHub test server (everything GitHub-specific comes from the standard `GITHUB_*`
-variables). Command-line options win over `INPUT_*`, which win over defaults.
+variables). Command-line options win over `INPUT_*`, which win over defaults. Nothing else in the gate reads
+the environment for a run: the CLI builds these once and hands them down (the model directories and the hub
+switch to the runtime, the judge's endpoints and key to the LLM grader). Below the CLI only low-level switches
+stay: the interrupt handling and redaction of `gate.entry`/`gate.cli`, and the runtime's test switch
+`LLM_GATE_SIMULATE_CPU`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -59,13 +64,20 @@ class Settings:
     record_history: bool | None = None  # None: record default-branch runs only
     # The LLM judge's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.config.grader_access).
     judge: JudgeAccess = field(default_factory=JudgeAccess)
+    report_dir: Path = Path("gate-report")  # `llm-gate publish`: the report directory a run wrote
+    shards: tuple[Path, ...] = ()  # `llm-gate merge`: shard files or directories; empty: <output_dir>/shards
+    # Where models are found offline before the config's cache (LLM_GATE_MODEL_DIR, os.pathsep-separated), and
+    # whether the Hugging Face hub is switched off (HF_HUB_OFFLINE): a model is then never pulled at run time.
+    model_dirs: tuple[Path, ...] = ()
+    hub_offline: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
                  suites: tuple[str, ...] = (), publish: bool | None = None,
                  fail_on: str | None = None, comment: str | None = None,
                  models: tuple[str, ...] = (), shard: str | None = None,
-                 record_history: bool | None = None) -> Settings:
+                 record_history: bool | None = None, report_dir: str | None = None,
+                 shards: tuple[str, ...] = ()) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
@@ -78,27 +90,32 @@ class Settings:
                 field="fail_on" if not fail_on else "--fail-on", expected="'fail' or 'warn'", found=repr(fail_level),
                 fix="use `fail` (exit 1 on failures) or `warn` (exit 1 on warnings too)")])
         if publish is None:
-            publish = _flag(value("publish"), "publish", default=True)
+            publish = _flag(value("publish"), "publish") is not False  # unset: publish
         comment_mode = comment or value("comment")
         if comment_mode is not None and comment_mode not in {c.value for c in CommentMode}:
             raise ConfigError("invalid setting", [Problem(
                 field="comment" if not comment else "--comment", expected="'sticky', 'new' or 'off'",
                 found=repr(comment_mode), fix="sticky edits one comment per gate; new posts one per run; off none")])
         github = _github(environ, value("github_token"))
+        output = output_dir or value("output_dir")
         return cls(
             config_path=Path(config_path),
-            output_dir=Path(output_dir or value("output_dir")) if (output_dir or value("output_dir")) else None,
+            output_dir=Path(output) if output else None,
             suites=selected,
             publish=publish,
             fail_on=FailOn(fail_level),
             github=github,
             models=models or tuple(_split(value("models") or "")),
             comment=CommentMode(comment_mode) if comment_mode else None,
-            check_run=_flag(value("check_run"), "check_run", default=None),
+            check_run=_flag(value("check_run"), "check_run"),
             shard=shard or value("shard"),
             record_history=record_history if record_history is not None else _flag(
-                value("record_history"), "record_history", default=None),
+                value("record_history"), "record_history"),
             judge=JudgeAccess.from_env(environ, github.token),
+            report_dir=Path(report_dir or value("report_dir") or "gate-report"),
+            shards=tuple(Path(p) for p in shards or (value("shards") or "").split()),
+            model_dirs=tuple(Path(p) for p in environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p),
+            hub_offline=environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"),
         )
 
 
@@ -124,9 +141,10 @@ def _github(environ: Mapping[str, str], input_token: str | None) -> GitHubContex
     )
 
 
-def _flag(text: str | None, name: str, default: bool | None) -> bool | None:
+def _flag(text: str | None, name: str) -> bool | None:
+    """The boolean an action input spells; None when it is not set."""
     if text is None:
-        return default
+        return None
     if text.lower() in ("true", "1", "yes", "on"):
         return True
     if text.lower() in ("false", "0", "no", "off"):

@@ -99,9 +99,9 @@ def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
     written = init_repository(tmp_path)
     assert [p.relative_to(tmp_path).as_posix() for p in written] == [
         "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-publish.yml"]
-    from gate.config.loader import load_config
+    from gate.run import read_config
 
-    config = load_config(tmp_path / "gate.yml")  # the starter config is valid
+    config = read_config(tmp_path / "gate.yml")  # the starter config is valid
     assert config.suites["feedback-drift"].kind == "drift"
     assert ACTION in (tmp_path / ".github" / "workflows" / "llm-quality-gate.yml").read_text()
     with pytest.raises(InputError) as caught:

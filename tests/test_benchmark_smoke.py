@@ -14,13 +14,13 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import workload  # noqa: E402
 
-from gate.config.loader import load_config  # noqa: E402
-from gate.pipeline import load_suites, select_suites  # noqa: E402
+from gate.run import read_config  # noqa: E402
+from gate.steps import load_suites, select_suites  # noqa: E402
 
 
 def _load(root: Path) -> dict:
     config_path = workload.write_config(root, "gate.yml", root / "cache")
-    config = load_config(config_path)
+    config = read_config(config_path)
     return {s.name: s.data for s in load_suites(select_suites(config, ()), config_path.parent)}
 
 

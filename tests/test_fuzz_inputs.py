@@ -33,6 +33,7 @@ from gate.records.heuristic import load_heuristic
 from gate.records.rag import load_rag
 from gate.records.stability import load_stability
 from gate.records.stereotype import load_stereotype
+from gate.scorers import SCORERS
 from tests.badinputs.projects import (
     drift_candidate,
     exercise,
@@ -258,7 +259,7 @@ def configs(draw) -> dict:
 
 def parses_or_clear_error(text: str) -> None:
     try:
-        parse_config(text, "gate.yml")
+        parse_config(text, "gate.yml", metrics=SCORERS)
     except ConfigError as exc:
         assert_clear(exc)
 

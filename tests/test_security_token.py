@@ -118,13 +118,13 @@ def test_failing_github_calls_that_echo_the_token_never_show_it(workspace, githu
 
 def test_a_crash_with_the_token_in_its_message_never_shows_it(workspace, capsys, monkeypatch):
     root, files = workspace
-    from gate.commands import run as run_command
+    from gate import run as pipeline
 
     def crash(*args, **kwargs):
         logging.getLogger("gate.test").error("about to fail with %s", TOKEN)
         raise RuntimeError(f"request to https://x-access-token:{TOKEN}@github.example failed")
 
-    monkeypatch.setattr(run_command, "finish", crash)
+    monkeypatch.setattr(pipeline, "render", crash)
     assert run_cli(monkeypatch, "run", "--no-publish") == 3
     out, err = capsys.readouterr()
     assert "internal error: RuntimeError" in err

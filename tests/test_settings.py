@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,17 @@ def test_settings_are_frozen():
         settings.publish = False  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.github.token = "x"  # type: ignore[misc]
+
+
+def test_the_environment_a_run_needs_is_in_the_settings():
+    """Read once here and handed down: the report and shard inputs, the model directories and the hub switch."""
+    env = {"INPUT_REPORT_DIR": " artifact ", "INPUT_SHARDS": "a/s1.npz\n b/ ", "HF_HUB_OFFLINE": "1",
+           "LLM_GATE_MODEL_DIR": f"/opt/models{os.pathsep}{os.pathsep}/more"}
+    settings = Settings.from_env(env)
+    assert settings.report_dir == Path("artifact") and settings.shards == (Path("a/s1.npz"), Path("b"))
+    assert settings.model_dirs == (Path("/opt/models"), Path("/more")) and settings.hub_offline is True
+    given = Settings.from_env(env, report_dir="mine", shards=("x.npz",))
+    assert given.report_dir == Path("mine") and given.shards == (Path("x.npz"),)  # the command line wins
+    empty = Settings.from_env({})
+    assert (empty.report_dir, empty.shards, empty.model_dirs, empty.hub_offline) == (Path("gate-report"), (), (),
+                                                                                     False)

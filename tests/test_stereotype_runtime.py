@@ -87,7 +87,8 @@ def test_similarities_equal_sentence_transformers(scored):
         assert values["similarity_drift_semantic_similarity"] == pytest.approx(cos(c, b), abs=1e-5)
         assert values["similarity_semantic_similarity_drift"] == pytest.approx(cos(e, c) - cos(e, b), abs=1e-5)
     assert result.fingerprint["classifier"]["weights"].startswith("sha256:")
-    assert result.settings["stereotype_label"] == "Stereotype" and result.settings["label_index"] == 1
+    settings = result.details.settings
+    assert settings.stereotype_label == "Stereotype" and settings.label_index == 1
 
 
 def test_seed_csv_export(scored, tmp_path):

@@ -84,20 +84,25 @@ def calibrate(reports: Sequence[Mapping[str, Any]], directions: Mapping[str, Map
     skipped: list[Skipped] = []
     names = list(dict.fromkeys(s["name"] for r in reports for s in r["suites"]))
     for name in names:
-        per_run = [next((s for s in r["suites"] if s["name"] == name), None) for r in reports]
+        per_run: list[Mapping[str, Any] | None] = [
+            next((s for s in r["suites"] if s["name"] == name), None) for r in reports]
         reason = _suite_problem(per_run)
         if reason:
             skipped.append(Skipped(name, None, None, reason))
             continue
-        kind = per_run[0].get("kind")
-        for level, tables in _levels(per_run):
+        runs = [s for s in per_run if s is not None]  # every one, as `_suite_problem` found none missing
+        kind: Any = runs[0].get("kind")  # as report.json has it; no direction is known for a missing kind
+        for level, tables in _levels(runs):
             for metric in dict.fromkeys(m for table in tables for metrics in table.values() for m in metrics):
                 direction = directions.get(kind, {}).get(metric)
                 if direction is None:
                     skipped.append(Skipped(name, metric, level, f"no direction is known for it in kind {kind!r}"))
                     continue
                 outcome = _propose_one(name, metric, level, direction, tables, z, warn_z)
-                (proposals if isinstance(outcome, Proposal) else skipped).append(outcome)
+                if isinstance(outcome, Proposal):
+                    proposals.append(outcome)
+                else:
+                    skipped.append(outcome)
     return Calibration(tuple(proposals), tuple(skipped))
 
 
@@ -127,9 +132,10 @@ def _suite_problem(per_run: list[Mapping[str, Any] | None]) -> str | None:
     missing = [str(i) for i, s in enumerate(per_run, 1) if s is None]
     if missing:
         return f"missing from run {', '.join(missing)}"
-    if len({s.get("kind") for s in per_run}) > 1:
+    runs = [s for s in per_run if s is not None]
+    if len({s.get("kind") for s in runs}) > 1:
         return "its kind differs between runs"
-    prints = {json.dumps(_comparable(s.get("fingerprint") or {}), sort_keys=True, default=str) for s in per_run}
+    prints = {json.dumps(_comparable(s.get("fingerprint") or {}), sort_keys=True, default=str) for s in runs}
     if len(prints) > 1:
         return "its fingerprint (model, weights, settings or library versions) differs between runs: not comparable"
     return None

@@ -3,7 +3,7 @@ pull request changes them (the I/O around the pure `gate.baselines.snapshots`)."
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from gate.config import GateConfig, SuiteBase
 from gate.errors import InputError, Problem
 from gate.io import paths
 from gate.results import SuiteResult
+from gate.scorers.drift import DriftDetails
 
 
 def snapshot_path(config: GateConfig, base_dir: Path, suite: str) -> Path:
@@ -77,8 +78,8 @@ def stale_output_baselines(results: Sequence[SuiteResult], now: datetime,
     if max_age_days is None:
         return out
     for result in results:
-        exercises: Mapping = (result.inputs or {}).get("exercises") or {}
-        stamps = sorted(f["oldest_baseline_at"] for f in exercises.values() if f.get("oldest_baseline_at"))
+        exercises = result.details.exercises if isinstance(result.details, DriftDetails) else {}
+        stamps = sorted(f.oldest_baseline_at for f in exercises.values() if f.oldest_baseline_at)
         if stamps:
             age = age_in_days(stamps[0], now)
             if age is not None and age > max_age_days:

@@ -162,8 +162,8 @@ def _value(suite: Any, metric: str, level: str, key: dict | None) -> float | Non
     for group in suite.get("groups") or []:
         if not isinstance(group, dict) or group.get("level", "group") != level:
             continue
-        metrics = group.get("metrics") if isinstance(group.get("metrics"), dict) else {}
-        value = _number(metrics.get(metric))
+        metrics = group.get("metrics")
+        value = _number(metrics.get(metric)) if isinstance(metrics, dict) else None
         if wanted is None:
             if value is not None:
                 values.append(value)

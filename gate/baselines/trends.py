@@ -60,7 +60,8 @@ def suite_trends(entries: Sequence[Entry], verdict: GateVerdict, metrics: Mappin
         wanted = metrics.get(name) or []
         if not wanted:
             continue
-        comparable, skipped, differences = [], 0, ()
+        comparable, skipped = [], 0
+        differences: tuple[str, ...] = ()
         for entry in entries:
             recorded = entry.suites.get(name)
             if not isinstance(recorded, dict):

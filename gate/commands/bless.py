@@ -16,26 +16,26 @@ from gate import __version__, io, vcs
 from gate.baselines import comparison
 from gate.baselines.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
 from gate.baselines.snapshots import Snapshot
-from gate.commands.run import measure
 from gate.config import DriftSuiteConfig, GateConfig
-from gate.config.loader import load_config
 from gate.errors import ConfigError, InputError, Problem
-from gate.pipeline import select_suites
 from gate.records.drift import load_drift
+from gate.run import measure, read_config
 from gate.settings import Settings
+from gate.steps import select_suites
 
 
 def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, model_version: str | None,
           metrics: bool, commit: str | None, dry_run: bool, now: datetime, settings: Settings) -> None:
     """`baseline bless`: drift outputs of `model` first (so snapshots measure the blessed state), then snapshots."""
-    config = load_config(config_path)
+    config = read_config(config_path)
     if model:
         drift = [n for n in suites if isinstance(config.suites.get(n), DriftSuiteConfig)]
         if suites and not drift:
             raise ConfigError("--model needs a drift suite", [Problem(
                 field="--suite", expected="at least one drift suite when --model is given",
                 found=", ".join(suites), fix="add --suite with a drift suite, or leave --model out")])
-        blessed = [bless_baseline(config_path, name, model, model_version, dry_run, now) for name in drift or [None]]
+        targets: list[str | None] = [*drift] if drift else [None]  # None: the gate's only drift suite
+        blessed = [bless_baseline(config_path, name, model, model_version, dry_run, now) for name in targets]
         suites = suites or tuple(blessed)
     if metrics:
         bless_snapshots(config, config_path.resolve().parent, suites, now=now, commit=commit, dry_run=dry_run,
@@ -48,7 +48,7 @@ def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, mode
 def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_version: str | None,
                    dry_run: bool, now: datetime) -> str:
     """Write `model`'s feedback as the baseline feedback of a drift suite; returns the suite's name."""
-    config = load_config(config_path)
+    config = read_config(config_path)
     base_dir = config_path.resolve().parent
     drift = {n: s for n, s in config.suites.items() if isinstance(s, DriftSuiteConfig)}
     if suite_name is None and len(drift) != 1:

@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TypedDict
 
 from gate import io
 from gate.baselines import flow, history
 from gate.baselines.trends import headline
 from gate.baselines.trends import label_of as label
-from gate.config.loader import load_config
 from gate.errors import ConfigError, Problem
 from gate.publish.github.client import publisher_for
+from gate.run import read_config
 from gate.scorers import get_scorer
 from gate.settings import Settings
 
 
+class _Row(TypedDict):
+    suite: str
+    metric: str
+    points: list[tuple[str, float]]  # (run label, value), oldest first
+
+
 def show_history(settings: Settings, suites: tuple[str, ...], metrics: tuple[str, ...], last: int,
                  as_json: bool) -> None:
-    config = load_config(settings.config_path)
+    config = read_config(settings.config_path)
     if config.history is None:
         raise ConfigError("no history configured", [Problem(
             field="history", expected="a `history:` section in gate.yml", found="none",
@@ -29,7 +36,7 @@ def show_history(settings: Settings, suites: tuple[str, ...], metrics: tuple[str
     for note in read.notes:
         sys.stderr.write(f"llm-gate: {note}\n")
     entries = read.entries[-last:] if last else read.entries
-    rows = []
+    rows: list[_Row] = []
     for name, suite in config.suites.items():
         if suites and name not in suites:
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from gate.config import DriftSuiteConfig, GateConfig, ModelsConfig
@@ -29,18 +30,19 @@ def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
 
 
 def _load(config_path: Path | None) -> tuple[GateConfig | None, Path, Path]:
-    from gate.config.loader import load_config
+    from gate.run import read_config
 
     if config_path is None and not Path("gate.yml").exists():
         return None, Path.cwd(), Path(".gate-cache")
     path = config_path or Path("gate.yml")
-    config = load_config(path)
+    config = read_config(path)
     return config, path.resolve().parent, Path(config.runtime.cache_dir)
 
 
-def list_models(config_path: Path | None) -> int:
+def list_models(config_path: Path | None, model_dirs: Sequence[Path] = ()) -> int:
     """Print each model and where it loads from; the number of models a suite needs that cannot load offline
-    (the CLI exits 3 on any: the config is valid, but a run that uses them fails at run time)."""
+    (the CLI exits 3 on any: the config is valid, but a run that uses them fails at run time). `model_dirs`:
+    LLM_GATE_MODEL_DIR's directories (`Settings.model_dirs`), searched as a run searches them."""
     config, base_dir, cache_dir = _load(config_path)
     entries = configured_models(config)
     width = max(len(role) for role, _, _ in entries)
@@ -50,7 +52,8 @@ def list_models(config_path: Path | None) -> int:
             sys.stdout.write(f"{role:<{width}}  {name}\n{'':<{width}}  -> not used by this gate's suites\n")
             continue
         try:
-            resolved = resolve_model(name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False)
+            resolved = resolve_model(name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False,
+                                     extra_dirs=model_dirs)
             where = f"{resolved.source.value}: {resolved.path}"
         except ModelUnavailable:
             missing += 1

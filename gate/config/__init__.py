@@ -4,10 +4,12 @@
 (strict models, models and runtime settings, checks, the suite base); `suites` and `rag` one model per suite
 kind. `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors become located `Problem`s through
 `located`, which rubric files use too; `paths` confines the paths it names to the workspace); import
-`load_config` from `gate.config.loader` itself, because its check of metric names consults `gate.scorers`.
+`load_config` from `gate.config.loader` itself; it checks the metric names of `checks:` against the catalogue
+its caller passes in (`gate.run.read_config` passes the scorers'), so config imports no scorer.
 `endpoints` and `grader_access` decide where the RAG suite's LLM grader may send its API key: the workflow's
 allow-list, never gate.yml's. A new suite kind adds its model to `suites` (or a module of its own) and to
-`SUITE_CONFIGS`; a new top-level section of gate.yml goes into `gate`. Models are imported from here.
+the `SuiteConfig` union in `gate` (`SUITE_CONFIGS` is read from it); a new top-level section of gate.yml goes
+into `gate`. Models are imported from here.
 """
 
 from gate.config.base import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 import types
 import typing
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -238,6 +238,8 @@ class CheckConfig(StrictModel):
 
 
 class SuiteBase(StrictModel):
+    if TYPE_CHECKING:  # each kind's model declares `kind` as its Literal field; for code holding any suite
+        kind: str
     description: str | None = None
     checks: dict[str, CheckConfig] | None = Field(
         None, description="Thresholds by metric name. Omitted: the kind's defaults. Given: replaces them."

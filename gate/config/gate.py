@@ -7,8 +7,9 @@ name the file and line, the field path, what was expected, what was received and
 
 from __future__ import annotations
 
+import typing
 from enum import Enum
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -21,10 +22,13 @@ from gate.config.suites import (
     StereotypeSuiteConfig,
 )
 
-# One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it).
-SUITE_CONFIGS: tuple[type[SuiteBase], ...] = (DriftSuiteConfig, StereotypeSuiteConfig, StabilitySuiteConfig,
-                                              HeuristicSuiteConfig, RagSuiteConfig)
-SuiteConfig = Annotated[Union[SUITE_CONFIGS], Field(discriminator="kind")]  # noqa: UP007
+# One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it). The union is written
+# out, not built from a runtime tuple, so a type checker sees it; SUITE_CONFIGS is read back from it.
+SuiteConfig = Annotated[
+    DriftSuiteConfig | StereotypeSuiteConfig | StabilitySuiteConfig | HeuristicSuiteConfig | RagSuiteConfig,
+    Field(discriminator="kind"),
+]
+SUITE_CONFIGS: tuple[type[SuiteBase], ...] = typing.get_args(typing.get_args(SuiteConfig)[0])
 
 
 
@@ -127,7 +131,7 @@ class GateConfig(StrictModel):
 
 
 def known_kinds() -> tuple[str, ...]:
-    return tuple(cls.model_fields["kind"].annotation.__args__[0] for cls in SUITE_CONFIGS)
+    return tuple(typing.get_args(cls.model_fields["kind"].annotation)[0] for cls in SUITE_CONFIGS)
 
 
 WORKSPACE_RULE = (

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, Protocol
 
 import yaml
 
@@ -13,20 +15,37 @@ from gate.config.paths import confine_config_paths
 from gate.errors import ConfigError, Problem, describe
 
 
-def load_config(path: str | Path, *, output_dir_given: bool = False) -> GateConfig:
+class KindMetrics(Protocol):
+    """What the loader must know of a suite kind to check the metrics and scopes its `checks:` name. A
+    `gate.scorers.Scorer` is one: the pipeline passes `gate.scorers.SCORERS` in, so config imports no scorer."""
+
+    @property
+    def metrics(self) -> Mapping[str, Any]: ...
+    @property
+    def levels(self) -> tuple[str, ...]: ...  # scopes beyond "group" and "suite"
+    @property
+    def metrics_of(self) -> Callable[[Mapping[str, Any]], Any] | None: ...  # exact names, from the entry alone
+    def knows(self, metric: str) -> bool: ...
+
+
+MetricCatalogue = Mapping[str, KindMetrics]  # suite kind -> its metrics
+
+
+def load_config(path: str | Path, *, metrics: MetricCatalogue | None, output_dir_given: bool = False) -> GateConfig:
     """Read, parse and validate gate.yml; raise `ConfigError` listing every problem found.
 
     Every path it names for the gate to write or read (output, cache, templates, history, baselines) must lie
     inside the workspace (`gate.config.paths`); `output_dir_given`: the command line or the workflow set the
-    output directory, so report.output_dir is not used and not checked."""
+    output directory, so report.output_dir is not used and not checked. `metrics`: each kind's metrics, to
+    check the names `checks:` use (`gate.run.read_config` passes the scorers'; None: names are not checked)."""
     path = Path(path)
     text = io.read_text(path, what="gate config")
-    config = parse_config(text, str(path))
+    config = parse_config(text, str(path), metrics=metrics)
     confine_config_paths(config, path, text, output_dir_given=output_dir_given)
     return config
 
 
-def parse_config(text: str, filename: str = "gate.yml") -> GateConfig:
+def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalogue | None) -> GateConfig:
     data, root = parse_yaml(text, filename, "gate config")
     if not isinstance(data, dict):
         raise ConfigError(
@@ -45,7 +64,7 @@ def parse_config(text: str, filename: str = "gate.yml") -> GateConfig:
     except ConfigError as exc:  # a suite of unknown kind gets our message above, not pydantic's "tag" one
         unknown = {f"suites.{p.field.split('.')[1]}" for p in problems if p.field and p.field.endswith(".kind")}
         problems += [p for p in exc.problems if not any(_within(p.field, u) for u in unknown)]
-    problems += _check_problems(data, root, filename)
+    problems += _check_problems(data, root, filename, metrics or {})
     if problems or config is None:
         raise ConfigError(f"{filename} is invalid", sorted(problems, key=lambda p: p.line or 0))
     for suite in config.suites.values():  # problems found later, reading the suites' inputs, name gate.yml:LINE
@@ -60,7 +79,7 @@ def _within(field: str | None, prefix: str) -> bool:
 # ---------------------------------------------------------------- semantic checks
 
 
-def _kind_problems(data: dict, root: yaml.Node, filename: str) -> list[Problem]:
+def _kind_problems(data: dict, root: yaml.Node | None, filename: str) -> list[Problem]:
     """Unknown suite kinds get a message listing the known ones (pydantic's says 'tag')."""
     suites = data.get("suites")
     if not isinstance(suites, dict):
@@ -87,18 +106,16 @@ def _kind_problems(data: dict, root: yaml.Node, filename: str) -> list[Problem]:
     return problems
 
 
-def _check_problems(data: dict, root: yaml.Node, filename: str) -> list[Problem]:
-    """Checks must name metrics and scopes the suite's kind produces. Read from the YAML itself, so that they
-    are reported together with schema errors, even in a suite whose other fields are invalid."""
-    from gate.scorers import SCORERS
-
+def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue: MetricCatalogue) -> list[Problem]:
+    """Checks must name metrics and scopes the suite's kind produces (as `catalogue` tells). Read from the YAML
+    itself, so that they are reported together with schema errors, even in a suite whose other fields are invalid."""
     suites = data.get("suites")
     problems: list[Problem] = []
     for name, suite in (suites.items() if isinstance(suites, dict) else ()):
-        scorer = SCORERS.get(suite.get("kind")) if isinstance(suite, dict) and isinstance(suite.get("kind"), str) \
-            else None
+        kind = suite.get("kind") if isinstance(suite, dict) else None
+        scorer = catalogue.get(kind) if isinstance(kind, str) else None
         checks = suite.get("checks") if scorer is not None else None
-        if not isinstance(checks, dict):
+        if scorer is None or not isinstance(checks, dict):
             continue
         exact = scorer.metrics_of(suite) if scorer.metrics_of else None  # a heuristic suite's packaged rubric
         levels = ("group", *scorer.levels, "suite")

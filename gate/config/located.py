@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import yaml
@@ -69,7 +70,7 @@ def validate(model: type[M], data: Any, root: yaml.Node | None, filename: str) -
 # ---------------------------------------------------------------- pydantic errors -> problems
 
 
-def to_problem(err: dict, root: yaml.Node, filename: str, model: type[BaseModel]) -> Problem:
+def to_problem(err: Mapping[str, Any], root: yaml.Node | None, filename: str, model: type[BaseModel]) -> Problem:
     """A pydantic error as a problem: the user's field path (no union tags), its line, the fix."""
     loc, owner = _user_loc(err["loc"], model)
     field = ".".join(str(p) for p in loc) or None

@@ -1,20 +1,21 @@
 """Small content-addressed files for the persistent cache (`gate.runtime.work.cache`): the file operations only.
 
-Writes go to a temporary file in the same directory and are renamed into place, so a reader (another run
-sharing the directory, or `actions/cache` saving it) sees a whole entry or none. No fsync: a cache entry
-lost or torn by a crash is detected by its checksum on the next read and recomputed.
+Writes are atomic (`gate.io.write.write_bytes_atomic`), so a reader (another run sharing the directory, or
+`actions/cache` saving it) sees a whole entry or none. Without fsync: a cache entry lost or torn by a crash
+is detected by its checksum on the next read and recomputed.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-TEMP_PREFIX = ".tmp-"
+from gate.io.write import is_temporary, write_bytes_atomic
+
+LEGACY_TEMP_PREFIX = ".tmp-"  # how earlier versions named temporary files: a restored cache may still hold some
 STALE_TEMP_SECONDS = 3600  # a temp file this old belongs to a run that died mid-write
 
 
@@ -35,15 +36,7 @@ def read_blob(path: Path) -> bytes | None:
 
 def write_blob(path: Path, data: bytes) -> None:
     """Atomically create or replace `path`; raises OSError (unwritable directory, disk full)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        _unlink(Path(temp))
-        raise
+    write_bytes_atomic(path, data, fsync=False)
 
 
 def touch(path: Path) -> None:
@@ -68,7 +61,7 @@ def walk(root: Path) -> Iterator[BlobFile]:
                 stat = path.stat()
             except OSError:
                 continue  # removed by a concurrent run
-            if name.startswith(TEMP_PREFIX):
+            if is_temporary(name) or name.startswith(LEGACY_TEMP_PREFIX):
                 if now - stat.st_mtime > STALE_TEMP_SECONDS:
                     _unlink(path)
                 continue

@@ -1,9 +1,10 @@
-"""Reading input files: text, JSON with positions, JSON/JSONL records.
+"""Reading input files: JSON with positions, and records from JSON/JSONL (and CSV/XLSX, `gate.io.tables`) files.
 
 Part of `gate.io`, through which every file the gate reads or writes goes.
 
 Readers turn files into plain values with their source positions and collect every problem they
-meet (file, line, what was expected) instead of stopping at the first.
+meet (file, line, what was expected) instead of stopping at the first. Reading a file as text and the
+raw record types live in the leaf `gate.io.source`, which the table readers share.
 """
 
 from __future__ import annotations
@@ -11,38 +12,17 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TypeVar
 
 from gate.errors import InputError, Problem
+from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
+from gate.io.tables import READERS as TABLE_READERS
 from gate.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates, surrogate_escape
 
-
-@dataclass(frozen=True)
-class SourceRef:
-    """Where a record came from: file (as the user wrote it, relative where possible) and line."""
-
-    file: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
-
-
-@dataclass(frozen=True)
-class RawRecord:
-    """One JSON object from an input file, before it is validated into a typed record."""
-
-    data: dict[str, Any]
-    source: SourceRef
-    index: int  # 0-based position within its file
-    from_table: bool = False  # a CSV/XLSX row: every column is there, an empty cell is ""
-
-    @property
-    def label(self) -> str:
-        return f"record {self.index + 1}"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,44 +38,6 @@ class JsonDocument:
             if line is not None:
                 return line
         return None
-
-
-def display_path(path: Path) -> str:
-    """Paths in messages and annotations are relative to the working directory when possible."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def read_text(path: Path, what: str = "file") -> str:
-    shown = display_path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(
-            f"{what} not found",
-            [Problem(file=shown, expected=f"an existing {what}", found="no such file",
-                     fix="check the path (relative paths start at the working directory)")],
-        ) from None
-    except IsADirectoryError:
-        raise InputError(f"{what} is a directory",
-                         [Problem(file=shown, expected="a file", found="a directory",
-                                  fix="name a file in that directory (or a glob such as dir/*.jsonl)")]) from None
-    except PermissionError:
-        raise InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
-                                                           found="permission denied",
-                                                           fix="make the file readable by the gate's user")]) from None
-    try:
-        # A byte-order mark (Excel, Notepad) is not content: JSONL and YAML parsers would choke on it.
-        return raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"{what} is not UTF-8",
-            [Problem(file=shown, line=line, expected="UTF-8 text", found=f"invalid byte 0x{raw[exc.start]:02x}",
-                     fix="re-save the file as UTF-8")],
-        ) from None
 
 
 def expand_globs(patterns: Sequence[str], base_dir: Path, field: str) -> tuple[list[Path], list[Problem]]:
@@ -153,16 +95,14 @@ def read_json_document(path: Path) -> tuple[JsonDocument | None, list[Problem]]:
 def read_records(paths: Iterable[Path], tables: bool = False) -> tuple[list[RawRecord], list[Problem]]:
     """Objects from JSON (an array of objects, or one object) and JSONL files, with their lines;
     with `tables`, also rows of CSV and XLSX files (a header row names the fields)."""
-    from gate.io import tables as table_readers
-
     records: list[RawRecord] = []
     problems: list[Problem] = []
     for path in paths:
         suffix = path.suffix.lower()
         if suffix in (".jsonl", ".ndjson"):
             new, bad = _read_jsonl(path)
-        elif tables and suffix in table_readers.READERS:
-            new, bad = table_readers.READERS[suffix](path)
+        elif tables and suffix in TABLE_READERS:
+            new, bad = TABLE_READERS[suffix](path)
         else:
             new, bad = _read_json_records(path)
         records += new
@@ -170,7 +110,6 @@ def read_records(paths: Iterable[Path], tables: bool = False) -> tuple[list[RawR
     return records, problems
 
 
-EMPTY_FIX = "add records, or remove the file (or narrow the glob that matched it)"
 NOT_OBJECT_FIX = "make each record a JSON object: {\"field\": value, ...}"
 
 
@@ -188,7 +127,8 @@ def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         text = read_text(path, "input file")
     except InputError as exc:
         return [], list(exc.problems)
-    records, problems = [], []
+    records: list[RawRecord] = []
+    problems: list[Problem] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -251,6 +191,13 @@ def surrogate_problem(file: str, line: int | None, path: tuple, text: str, at: i
                    found=f"a lone surrogate {surrogate_escape(text[at])} at character {at + 1}",
                    fix=f"remove the stray {surrogate_escape(text[at])} escape, or complete the pair (a character "
                        "beyond U+FFFF is two escapes, e.g. \\ud83d\\ude00)")
+
+
+def read_binary(path: Path, parse: Callable[[IO[bytes]], T]) -> T:
+    """What `parse` makes of the file's binary stream (numpy's .npz reader takes a stream): a large file is
+    not held in memory twice. OSError as raised (FileNotFoundError included): the caller says what it is."""
+    with path.open("rb") as stream:
+        return parse(stream)
 
 
 def read_json_quiet(path: Path) -> Any:

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gate.errors import GateError, InputError, Problem, RuntimeFailure
-from gate.io.write import write_text_atomic
+from gate.io.write import sync_directory, write_text_atomic
 
 try:  # POSIX; elsewhere concurrent runs are not serialised
     import fcntl
@@ -192,12 +192,12 @@ def _swap(staging: Path, target: Path, carried: list[str], field: str, file: str
     write_text_atomic(staging / MARKER, json.dumps({"written_by": "llm-quality-gate", "entries": names}) + "\n")
     if not os.path.lexists(target):
         os.rename(staging, target)
-        _sync(target.parent)
+        sync_directory(target.parent)
         return
     old = target.parent / f".{target.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
     os.rename(target, old)
     os.rename(staging, target)  # from here on, the directory is this run's report set
-    _sync(target.parent)
+    sync_directory(target.parent)
     _rescue(old, target)
     shutil.rmtree(old, ignore_errors=True)
 
@@ -237,16 +237,3 @@ def _locked(directory: Path) -> Iterator[None]:
     finally:
         os.close(fd)  # closing releases the lock
 
-
-def _sync(directory: Path) -> None:
-    """Make the renames durable."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover  (some filesystems cannot fsync a directory)
-        pass
-    finally:
-        os.close(fd)

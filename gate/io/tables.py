@@ -12,7 +12,7 @@ import io as _io
 from pathlib import Path
 
 from gate.errors import InputError, Problem
-from gate.io.read import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
+from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
 
 # A cell can hold a whole LLM response; the csv module's default limit (128 KiB) would reject a long one.
 csv.field_size_limit(max(csv.field_size_limit(), 64 * 1024 * 1024))
@@ -71,7 +71,7 @@ def _records(shown: str, rows: list[tuple[int, list]]) -> tuple[list[RawRecord],
     if not body:
         return [], [Problem(file=shown, expected="at least one record below the header", found="only a header",
                             fix=EMPTY_FIX)]
-    records = []
+    records: list[RawRecord] = []
     for line, row in body:
         if len(row) > len(names):
             problems.append(Problem(file=shown, line=line, expected=f"at most {len(names)} cells (the header's)",

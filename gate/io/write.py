@@ -1,41 +1,113 @@
-"""Writing files atomically: a report is either the old file or the complete new one, never half-written.
+"""Writing files atomically: a file is either the old one or the complete new one, never half-written.
 
-Part of `gate.io`.
+Part of `gate.io`. `write_stream_atomic` is the only place in the gate that writes a file whole: reports,
+exports, the shards' model-work files and both caches (`gate.io.blobs`, the LLM grader's) go through it.
+
+- Atomic: the content goes to a temporary file beside the target (`.<name>.<random>.tmp`, see
+  `is_temporary`), which is renamed over the target; a failure or an interruption at any point removes it.
+- Permissions: those a plain `open(path, "w")` gives. A new file gets 0o666 less the umask (0o644 under
+  the usual umask 022); a file that already exists keeps its mode (a report a user made private stays so).
+- Durability (`fsync=True`, the default): the data is fsynced before the rename and the directory after it,
+  so a crash or power cut leaves the old file or the new one, with its name. The caches pass `fsync=False`:
+  their readers verify every entry and recompute a torn or lost one, and an fsync per entry (one per text)
+  would cost more than the entry saves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io as _io
 import json
 import math
 import os
-import tempfile
-from collections.abc import Iterable, Sequence
+import secrets
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gate.redact import redact
 
+TEMP_SUFFIX = ".tmp"
+_NEW_FILE_MODE = 0o666  # before the umask, as open() asks for
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and rename: readers never see half a file."""
-    text = redact(text)  # no secret reaches a report file, whatever a model or a server put in the text
+
+def write_stream_atomic(path: Path, fill: Callable[[IO[bytes]], object], *, fsync: bool = True) -> None:
+    """`fill` writes the content into a binary stream; it becomes `path` whole or not at all (module docstring).
+
+    Raises what the writing raises (OSError: unwritable directory, disk full), with no temporary file left."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    handle, temporary = _create_temporary(path)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            fill(stream)
             stream.flush()
-            os.fsync(stream.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(temporary, 0o644)
+            if fsync:
+                os.fsync(stream.fileno())
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            temporary.unlink()
         raise
+    if fsync:
+        sync_directory(path.parent)
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, fsync: bool = True) -> None:
+    write_stream_atomic(path, lambda stream: stream.write(data), fsync=fsync)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """UTF-8, newlines as given; secrets redacted: no secret reaches a report file, whatever a model or a server
+    put in the text."""
+    write_bytes_atomic(path, redact(text).encode("utf-8"))
+
+
+def is_temporary(name: str) -> bool:
+    """A file name `write_stream_atomic` uses for its temporary files (one left behind by a killed process)."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def sync_directory(directory: Path) -> None:
+    """Make renames in `directory` durable; a filesystem that cannot fsync a directory is left as it is."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover  (some filesystems cannot fsync a directory)
+        pass
+    finally:
+        os.close(fd)
+
+
+def _create_temporary(path: Path) -> tuple[int, Path]:
+    """A new file beside `path`, created with the mode `path` has (when it exists) or a new file gets.
+
+    Not `tempfile.mkstemp`: it creates files 0o600, and reading the umask to widen them is not thread-safe
+    (os.umask sets it); creating with 0o666 lets the kernel apply the umask, as for any file."""
+    try:
+        keep = path.stat().st_mode & 0o777
+    except OSError:
+        keep = None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        temporary = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        try:
+            handle = os.open(temporary, flags, _NEW_FILE_MODE)
+        except FileExistsError:
+            continue
+        if keep is not None:
+            try:
+                os.chmod(temporary, keep)  # before any byte is written: a private file's content stays private
+            except BaseException:
+                os.close(handle)
+                with contextlib.suppress(OSError):
+                    temporary.unlink()
+                raise
+        return handle, temporary
+    raise FileExistsError(f"no free temporary file name beside {path}")  # pragma: no cover
 
 
 def to_json(value: Any) -> str:
@@ -84,8 +156,6 @@ def append_text(path: Path, text: str) -> None:
         stream.write(text)
 
 
-
-
 def sha256_files(paths: Sequence[Path]) -> str:
     """One digest over several files (weights), streamed so large models don't fill memory."""
     import hashlib
@@ -99,10 +169,8 @@ def sha256_files(paths: Sequence[Path]) -> str:
     return digest.hexdigest()
 
 
-
-
 def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterable[Sequence[Any]]]]) -> None:
-    """An Excel workbook, one sheet per entry (name -> (columns, rows)), written via a temporary file.
+    """An Excel workbook, one sheet per entry (name -> (columns, rows)), written atomically.
 
     Every string is written as text, never as a formula: openpyxl stores a string that starts with `=` as a
     live formula, and model names, ids and responses are model- or PR-controlled (`=HYPERLINK(...)` would
@@ -117,16 +185,7 @@ def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterabl
         for number, row in enumerate([list(columns), *rows], start=1):
             for column, value in enumerate(row, start=1):
                 _xlsx_cell(sheet, number, column, value)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        book.save(temporary)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_stream_atomic(path, book.save)
 
 
 def _xlsx_cell(sheet: Any, row: int, column: int, value: Any) -> None:

@@ -1,17 +1,31 @@
 """The judge: verdicts, and nothing else. Scorers measure; only the judge decides (DESIGN.md §1).
 
 Measured results and the configured checks go in, pass / warn / fail come out: `types` holds the verdict
-values every part shares, `thresholds` judges a value against `min` / `max` / `warn`, `changes` judges a
-change against the blessed baseline snapshot (optionally with a paired bootstrap), and `verdicts` folds
-them into suite and gate verdicts. Everything here is pure. A new kind of check goes in a module of its
-own that returns `CheckResult`s, called from `verdicts.judge_suite`. (The RAG suite's LLM-as-judge is not
-part of this: it is the LLM grader, `gate.scorers.rag.grader`, and it measures.)
+values every part shares (and, as Protocols, what the judge reads of a baseline comparison), `thresholds`
+judges a value against `min` / `max` / `warn`, `changes` judges a change against the blessed baseline
+snapshot (optionally with a paired bootstrap), and `verdicts` folds them into suite and gate verdicts.
+Everything here is pure. A new kind of check goes in a module of its own that returns `CheckResult`s,
+called from `verdicts.judge_suite`. (The RAG suite's LLM-as-judge is not part of this: it is the LLM
+grader, `gate.scorers.rag.grader`, and it measures.)
 """
 
 from gate.judge.changes import change_checks, paired_values
 from gate.judge.thresholds import TOLERANCE, judge_value, threshold_checks
-from gate.judge.types import Change, CheckResult, CheckVerdict, GateVerdict, Op, SuiteVerdict, Verdict, worst
+from gate.judge.types import (
+    BaselineComparison,
+    BaselineItem,
+    BaselineSnapshot,
+    Change,
+    CheckResult,
+    CheckVerdict,
+    GateVerdict,
+    Op,
+    SuiteVerdict,
+    Verdict,
+    worst,
+)
 from gate.judge.verdicts import judge_gate, judge_suite
 
-__all__ = ["TOLERANCE", "Change", "CheckResult", "CheckVerdict", "GateVerdict", "Op", "SuiteVerdict", "Verdict",
-           "change_checks", "judge_gate", "judge_suite", "judge_value", "paired_values", "threshold_checks", "worst"]
+__all__ = ["TOLERANCE", "BaselineComparison", "BaselineItem", "BaselineSnapshot", "Change", "CheckResult",
+           "CheckVerdict", "GateVerdict", "Op", "SuiteVerdict", "Verdict", "change_checks", "judge_gate", "judge_suite",
+           "judge_value", "paired_values", "threshold_checks", "worst"]

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gate import stats
 from gate.config import CheckConfig
 from gate.judge.thresholds import judge_value
-from gate.judge.types import Change, CheckResult, CheckVerdict, Op
+from gate.judge.types import BaselineComparison, BaselineSnapshot, Change, CheckResult, CheckVerdict, Op
 from gate.results import Key, SuiteResult, key_label
 
-if TYPE_CHECKING:
-    from gate.baselines.snapshots import Snapshot, SnapshotComparison
 
-
-def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparison: SnapshotComparison | None,
+def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparison: BaselineComparison | None,
                   column: str | None) -> list[CheckResult]:
     bounds = []
     if check.max_decrease is not None:
@@ -46,7 +43,7 @@ def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparis
 
 
 def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key, value: float | None,
-                  bound: str, op: Op, fail: float, warn: float | None, comparison: SnapshotComparison | None,
+                  bound: str, op: Op, fail: float, warn: float | None, comparison: BaselineComparison | None,
                   column: str | None) -> CheckResult:
     def unmeasured(reason: str, change: Change) -> CheckResult:
         return CheckResult(metric, check.scope, key, op, fail, warn, None, CheckVerdict.UNMEASURED, reason, change)
@@ -84,7 +81,8 @@ def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key
     return CheckResult(metric, check.scope, key, op, fail, warn, delta, verdict, None, change)
 
 
-def paired_values(result: SuiteResult, snapshot: Snapshot, key: Key, column: str) -> tuple[list[float], list[float]]:
+def paired_values(result: SuiteResult, snapshot: BaselineSnapshot, key: Key,
+                  column: str) -> tuple[list[float], list[float]]:
     """(current, baseline) values of `column` for the items of group `key` present in both runs."""
     wanted = {(str(k), str(v)) for k, v in key}
     before = {_identity(i.key): i.values.get(column) for i in snapshot.items if wanted <= set(_identity(i.key))}

@@ -4,20 +4,21 @@ A leaf of the judge: thresholds, change checks and the suite/gate verdicts all b
 live here and import nothing else of the judge (this is what keeps `changes` and `verdicts` free of a cycle).
 A check that was not measured is `CheckVerdict.UNMEASURED`; how it counts toward its suite is the suite's
 `unmeasured` policy (`CheckResult.counts_as`).
+
+The baseline snapshot and its comparison with a run belong to `gate.baselines`, above the judge: the judge
+declares what it reads of them as Protocols (`BaselineComparison`), which `gate.baselines.snapshots`'
+`SnapshotComparison` and `Snapshot` satisfy, so no import goes upward.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from gate.config import UnmeasuredPolicy
 from gate.results import Key, SuiteResult
-
-if TYPE_CHECKING:
-    from gate.baselines.snapshots import SnapshotComparison
 
 
 class Verdict(str, Enum):
@@ -53,6 +54,49 @@ class Change:
     significant: bool | None = None  # is the change significant on the bad side? None: not tested
 
 
+class BaselineItem(Protocol):
+    """One item of the baseline snapshot: its identity and its numeric values (for paired tests)."""
+
+    @property
+    def key(self) -> Key: ...
+    @property
+    def values(self) -> Mapping[str, float]: ...
+
+
+class BaselineSnapshot(Protocol):
+    """What change checks read of a blessed snapshot, and the report of where it came from."""
+
+    @property
+    def items(self) -> Sequence[BaselineItem]: ...
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def commit(self) -> str | None: ...
+    def group_value(self, level: str, key: Key, metric: str) -> float | None: ...
+
+
+class BaselineComparison(Protocol):
+    """A suite's run against its baseline snapshot (`gate.baselines.snapshots.SnapshotComparison`): what the
+    change checks read, and what the verdict carries on to the report."""
+
+    @property
+    def snapshot(self) -> BaselineSnapshot | None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def differences(self) -> tuple[str, ...]: ...
+    @property
+    def age_days(self) -> float | None: ...
+    @property
+    def stale(self) -> bool: ...
+    @property
+    def changed_in_pr(self) -> tuple[str, ...]: ...
+    @property
+    def comparable(self) -> bool: ...
+    @property
+    def not_comparable_reason(self) -> str | None: ...
+
+
 _SEVERITY = {Verdict.SKIPPED: -1, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2}
 
 
@@ -85,7 +129,7 @@ class SuiteVerdict:
     checks: tuple[CheckResult, ...]
     verdict: Verdict
     policy: UnmeasuredPolicy
-    comparison: SnapshotComparison | None = None  # the suite against its baseline snapshot, when one was looked up
+    comparison: BaselineComparison | None = None  # the suite against its baseline snapshot, when one was looked up
 
     def group_verdict(self, scope: str, key: Key) -> Verdict | None:
         """Worst verdict of the checks on one group; None where no check looks at it."""

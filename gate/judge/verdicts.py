@@ -9,20 +9,16 @@ default) — never as a pass. Suite verdict = worst check; gate verdict = worst 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from gate.config import CheckConfig, UnmeasuredPolicy
 from gate.judge.changes import change_checks
 from gate.judge.thresholds import threshold_checks
-from gate.judge.types import CheckResult, GateVerdict, Op, SuiteVerdict, Verdict, worst
+from gate.judge.types import BaselineComparison, CheckResult, GateVerdict, Op, SuiteVerdict, Verdict, worst
 from gate.results import SuiteResult
-
-if TYPE_CHECKING:
-    from gate.baselines.snapshots import SnapshotComparison
 
 
 def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig], policy: UnmeasuredPolicy,
-                comparison: SnapshotComparison | None = None,
+                comparison: BaselineComparison | None = None,
                 item_column: Callable[[str], str | None] = lambda metric: None) -> SuiteVerdict:
     """Verdicts of every check; change checks compare with `comparison`'s snapshot (`gate.judge.changes`),
     pairing items through `item_column` (the item value a group metric is the mean of)."""

@@ -111,7 +111,8 @@ def _read(path: Path) -> tuple[list[RawRecord], list[Problem]]:
 
 
 def _duplicates(records: Sequence[StereotypeRecord]) -> list[Problem]:
-    problems, seen = [], {}
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], SourceRef | None] = {}
     for record in records:
         if record.id is None:
             continue

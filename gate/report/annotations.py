@@ -47,7 +47,9 @@ class Annotation:
 _LEVELS = {CheckVerdict.FAIL: Level.FAILURE, CheckVerdict.WARN: Level.WARNING}
 
 
-def annotations(verdict: GateVerdict, limit: int = MAX_ANNOTATIONS) -> list[Annotation]:
+def check_annotations(verdict: GateVerdict, limit: int = MAX_ANNOTATIONS) -> list[Annotation]:
+    """The failing and warning checks' annotations, failures first. (Not `annotations`: that name is
+    `from __future__ import annotations`' in every module that would import it.)"""
     found: list[Annotation] = []
     for suite in verdict.suites:
         found += _suite_annotations(suite)

@@ -26,6 +26,7 @@ from gate.report.context import RunInfo
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label
 from gate.scorers import get_scorer
+from gate.scorers.rag import RagDetails, Row
 
 MAX_ITEMS = 20_000  # per suite; beyond this a seeded sample (the page says so)
 CHART_METRICS = {"drift": ("bertscore_f1", "credit_drift_mean"), "stereotype": ("drift_score_mean",
@@ -152,13 +153,18 @@ def _distribution(suite: SuiteVerdict) -> str:
     return charts.histogram(f"Distribution of {metric} per item", list(by_series.items()), bounds=bounds)
 
 
+def _rag_comparisons(suite: SuiteVerdict) -> dict[str, tuple[Row, ...]]:
+    """A RAG suite's baseline-vs-candidate rows by title; {} for other kinds."""
+    details = suite.result.details
+    return dict(details.comparisons) if isinstance(details, RagDetails) else {}
+
+
 def _comparison(suite: SuiteVerdict) -> str:
     svgs = []
-    for title, rows in suite.result.inputs.get("comparisons", {}).items():
-        chosen = [(r["metric"], r["baseline"], r["candidate"],
-                   f"{r['delta_pct']:+.0f}%" if r["delta_pct"] is not None else "",
-                   {"improvement": "▲", "regression": "▼"}.get(r["outcome"], ""))
-                  for r in rows if r["metric"] in COMPARED]
+    for title, rows in _rag_comparisons(suite).items():
+        chosen = [(r.metric, r.baseline, r.candidate, f"{r.delta_pct:+.0f}%" if r.delta_pct is not None else "",
+                   {"improvement": "▲", "regression": "▼"}.get(r.outcome, ""))
+                  for r in rows if r.metric in COMPARED]
         svgs.append(charts.comparison_bars(f"{title}: baseline vs candidate (▲ significant improvement, "
                                            "▼ significant regression)", chosen))
     return "".join(svgs)
@@ -166,15 +172,15 @@ def _comparison(suite: SuiteVerdict) -> str:
 
 def _comparison_tables(suite: SuiteVerdict) -> list[dict[str, Any]]:
     tables = []
-    for title, rows in suite.result.inputs.get("comparisons", {}).items():
+    for title, rows in _rag_comparisons(suite).items():
         tables.append({"title": title, "rows": [
-            {"metric": r["metric"], "baseline": number(r["baseline"]), "candidate": number(r["candidate"]),
-             "delta": number(r["delta"], "+.3f") if r["delta"] is not None else "n/a",
-             "pct": f"{r['delta_pct']:+.1f}%" if r["delta_pct"] is not None else "—",
-             "evidence": (f"CI [{r['low']:+.3g}, {r['high']:+.3g}]" if r["low"] is not None else
-                          (f"p = {r['p_value']:.3g}" if r["p_value"] is not None else "")) +
-                         (f", n = {r['n']} paired" if r["n"] else ""),
-             "outcome": r["outcome"]} for r in rows]})
+            {"metric": r.metric, "baseline": number(r.baseline), "candidate": number(r.candidate),
+             "delta": number(r.delta, "+.3f") if r.delta is not None else "n/a",
+             "pct": f"{r.delta_pct:+.1f}%" if r.delta_pct is not None else "—",
+             "evidence": (f"CI [{r.low:+.3g}, {r.high:+.3g}]" if r.low is not None else
+                          (f"p = {r.p_value:.3g}" if r.p_value is not None else "")) +
+                         (f", n = {r.n} paired" if r.n else ""),
+             "outcome": r.outcome} for r in rows]})
     return tables
 
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gate import __version__
-from gate.judge import CheckResult, GateVerdict, SuiteVerdict
+from gate.judge import BaselineComparison, CheckResult, GateVerdict, SuiteVerdict
 from gate.results import key_dict
-
-if TYPE_CHECKING:
-    from gate.baselines.snapshots import SnapshotComparison
 
 SCHEMA_VERSION = 1
 
@@ -38,7 +35,7 @@ def _suite(suite: SuiteVerdict) -> dict[str, Any]:
         "kind": result.kind,
         "verdict": suite.verdict.value,
         "fingerprint": dict(result.fingerprint),
-        "settings": dict(result.settings),
+        "settings": result.settings_json(),
         "metrics": dict(result.metrics),
         "groups": [
             {"level": g.level, "key": key_dict(g.key), "n": g.n, "metrics": dict(g.metrics),
@@ -53,7 +50,7 @@ def _suite(suite: SuiteVerdict) -> dict[str, Any]:
     }
 
 
-def _baseline(comparison: SnapshotComparison | None) -> dict[str, Any] | None:
+def _baseline(comparison: BaselineComparison | None) -> dict[str, Any] | None:
     if comparison is None:
         return None
     snapshot = comparison.snapshot

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # for annotations only: importing the runtime's interface loads no numpy
+    import numpy as np
+    from numpy.typing import NDArray
 
 # The kinds of model engine, as plans, stores and cost summaries name them.
 BERTSCORE, EMBEDDING, CLASSIFIER = "bertscore", "embedding", "classifier"
@@ -79,7 +83,7 @@ class BertScores:
 class Embeddings:
     """Sentence embeddings in the order the texts were given (not normalised)."""
 
-    vectors: object  # numpy array (n, dim), float32
+    vectors: NDArray[np.float32]  # (n, dim)
     fingerprint: Fingerprint
     # True where the text exceeded the model's token limit and only its first `max_tokens` tokens were embedded
     # (sentence-transformers truncates, as the seeds' scripts do); empty when unknown

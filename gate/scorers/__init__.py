@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gate.errors import ConfigError, Problem
 from gate.scorers.base import Scorer
 from gate.scorers.drift import DRIFT
@@ -10,10 +12,11 @@ from gate.scorers.rag import RAG
 from gate.scorers.stability import STABILITY
 from gate.scorers.stereotype import STEREOTYPE
 
-SCORERS: dict[str, Scorer] = {scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY, HEURISTIC, RAG)}
+SCORERS: dict[str, Scorer[Any, Any]] = {
+    scorer.kind: scorer for scorer in (DRIFT, STEREOTYPE, STABILITY, HEURISTIC, RAG)}
 
 
-def get_scorer(kind: str) -> Scorer:
+def get_scorer(kind: str) -> Scorer[Any, Any]:
     try:
         return SCORERS[kind]
     except KeyError:

@@ -1,16 +1,32 @@
-"""The contract every suite kind implements (a test runs it over every registered scorer)."""
+"""The contract every suite kind implements (a test runs it over every registered scorer).
+
+A scorer is a `Scorer[ConfigT, RecordsT]`: `load` turns the suite's config model (`ConfigT`, e.g.
+`DriftSuiteConfig`) into its typed records (`RecordsT`, e.g. `DriftData`), and `score` measures those records.
+The type parameters are inferred from the functions a kind registers, so a type checker catches a `score`
+that expects another kind's records; the registry in `gate.scorers` holds them as `Scorer[Any, Any]`.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from gate.config import CheckConfig, GateConfig, SuiteBase
+from gate.config import CheckConfig, GateConfig, JudgeConfig, SuiteBase
 from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
+
+if TYPE_CHECKING:  # the RAG scorer's package imports this module; only the type checker follows these
+    from gate.scorers.rag.grader import GraderItem, GraderRun
+
+# The LLM grader of the RAG suites: (the suite's `judge:` settings, its items) -> their scores. It does network
+# I/O (`gate.scorers.rag.grader_client.run_grader`, the API key bound by the command), so it is handed in.
+Grader = Callable[[JudgeConfig, "Sequence[GraderItem]"], "GraderRun"]
+
+ConfigT = TypeVar("ConfigT", bound=SuiteBase)  # the kind's suite config model
+RecordsT = TypeVar("RecordsT")  # the kind's typed records, what `load` returns and `score` reads
 
 
 @dataclass(frozen=True)
@@ -18,8 +34,7 @@ class ScoringContext:
     gate: GateConfig
     runtime: ModelRuntime
     base_dir: Path  # the directory of gate.yml: relative paths in the config start here
-    # The LLM grader (network I/O, so handed in like the model runtime): (JudgeConfig, items) -> GraderRun.
-    judge: Callable[[Any, Any], Any] | None = None
+    judge: Grader | None = None  # None where no RAG suite grades (or the planning pass records what it would)
 
 
 @dataclass(frozen=True)
@@ -33,17 +48,17 @@ class KnownMetrics:
 
 
 @dataclass(frozen=True)
-class Scorer:
+class Scorer(Generic[ConfigT, RecordsT]):
     kind: str
-    config_model: type[SuiteBase]
+    config_model: type[ConfigT]
     metrics: Mapping[str, MetricSpec]
     group_fields: tuple[str, ...]  # the key fields of the primary level, "group"
     levels: tuple[str, ...]  # further levels checks may scope to (e.g. "model"); "suite" is always there
     default_checks: Mapping[str, CheckConfig]
     # (suite name, suite config, directory of gate.yml) -> typed data; raises InputError
-    load: Callable[[str, Any, Path], Any]
+    load: Callable[[str, ConfigT, Path], RecordsT]
     # (suite name, suite config, data, context) -> measured values; no verdicts
-    score: Callable[[str, Any, Any, ScoringContext], SuiteResult]
+    score: Callable[[str, ConfigT, RecordsT, ScoringContext], SuiteResult]
     model_roles: tuple[str, ...] = ()  # which of `models:` the kind loads ("bertscore", "embedding", ...)
     # Metrics a suite's own definitions can add (a custom rubric's `<metric>_mean`), beyond `metrics`.
     metric_pattern: re.Pattern[str] | None = None

@@ -8,7 +8,7 @@ mean/std/max of credit drift — the values the seed's `model_results[...]` judg
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig
@@ -16,12 +16,25 @@ from gate.io import paths
 from gate.records.drift import (
     DriftCandidate,
     DriftData,
+    Exercise,
     FeedbackItem,
+    Submission,
     feedback_text,
     load_drift,
     total_credits,
 )
-from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.results import (
+    Direction,
+    GroupResult,
+    Item,
+    ItemDetails,
+    Key,
+    MetricSpec,
+    SuiteDetails,
+    SuiteResult,
+    SuiteSettings,
+    Unmeasured,
+)
 from gate.runtime.api import BertScoreSpec
 from gate.scorers.base import Scorer, ScoringContext
 from gate.similarity import snap
@@ -54,6 +67,45 @@ ITEM_COLUMNS = (
 
 
 @dataclass(frozen=True)
+class DriftSettings(SuiteSettings):
+    bertscore_model: str
+    layer: int
+    idf: bool
+    rescale_with_baseline: bool
+    max_tokens: int
+    credit_drift_mode: str
+    models: tuple[str, ...]
+    exercises: int
+    windowed_submissions: int
+
+
+@dataclass(frozen=True)
+class ExerciseFacts:
+    """What the seed's per-exercise report says about the baseline: its model and when it was made."""
+
+    file: str
+    title: str | None
+    baseline_model: str | None
+    generated_at: str | None
+    oldest_baseline_at: str | None  # the age `baselines.max_age_days` judges
+    submissions: int
+
+
+@dataclass(frozen=True)
+class DriftDetails(SuiteDetails):
+    settings: DriftSettings
+    exercises: Mapping[str, ExerciseFacts]  # by exercise id, in input order
+
+
+@dataclass(frozen=True)
+class DriftItemDetails(ItemDetails):
+    """Both feedbacks of a submission, shown side by side for the worst ones."""
+
+    baseline: tuple[FeedbackItem, ...]
+    candidate: tuple[FeedbackItem, ...]
+
+
+@dataclass(frozen=True)
 class _Scored:
     candidate: DriftCandidate
     baseline: tuple[FeedbackItem, ...]
@@ -78,11 +130,18 @@ def _item_drift(scored: _Scored) -> float | None:
     return mean(scored.drifts) if scored.drifts else None
 
 
+def _baseline(submission: Submission) -> tuple[FeedbackItem, ...]:
+    """The submission's baseline feedback items (the loader refuses a candidate whose submission has none)."""
+    if submission.baseline_feedback is None:
+        raise ValueError(f"submission {submission.id} has no baseline_feedback")
+    return tuple(submission.baseline_feedback.feedback)
+
+
 def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: ScoringContext) -> SuiteResult:
     baselines = {(e.id, s.id): s for e in data.exercises for s in e.submissions}
     candidates = list(data.candidates)
-    pairs = [(feedback_text(c.feedback), feedback_text(baselines[c.exercise_id, c.submission_id]
-                                                      .baseline_feedback.feedback)) for c in candidates]
+    pairs = [(feedback_text(c.feedback), feedback_text(_baseline(baselines[c.exercise_id, c.submission_id])))
+             for c in candidates]
     config = context.gate.bertscore_for(suite)
     spec = BertScoreSpec(
         model=config.model, layer=config.layer, idf=config.idf,
@@ -103,7 +162,7 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
     scored = []
     unmeasured: list[Unmeasured] = []
     for i, candidate in enumerate(candidates):
-        baseline = tuple(baselines[candidate.exercise_id, candidate.submission_id].baseline_feedback.feedback)
+        baseline = _baseline(baselines[candidate.exercise_id, candidate.submission_id])
         both_empty = not pairs[i][0].strip() and not pairs[i][1].strip()
         drifts = credit_differences(baseline, candidate.feedback, suite.credit_drift_mode)
         key = _item_key(candidate)
@@ -129,24 +188,24 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
         item_columns=ITEM_COLUMNS,
         unmeasured=tuple(unmeasured + group_unmeasured),
         fingerprint={**scores.fingerprint.to_dict(), "credit_drift_mode": suite.credit_drift_mode.value},
-        settings={"bertscore_model": config.model, "layer": scores.layer, "idf": config.idf,
-                  "rescale_with_baseline": config.rescale_with_baseline, "max_tokens": scores.max_tokens,
-                  "credit_drift_mode": suite.credit_drift_mode.value, "models": list(data.models),
-                  "exercises": len(data.exercises), "windowed_submissions": windowed},
         notes=tuple(notes),
-        inputs={"exercises": {e.id: _exercise_facts(e) for e in data.exercises}},
+        details=DriftDetails(
+            DriftSettings(bertscore_model=config.model, layer=scores.layer, idf=config.idf,
+                          rescale_with_baseline=config.rescale_with_baseline, max_tokens=scores.max_tokens,
+                          credit_drift_mode=suite.credit_drift_mode.value, models=tuple(data.models),
+                          exercises=len(data.exercises), windowed_submissions=windowed),
+            exercises={e.id: _exercise_facts(e) for e in data.exercises}),
     )
 
 
-def _exercise_facts(exercise) -> dict:
-    """What the seed's per-exercise report says about the baseline: its model and when it was made."""
+def _exercise_facts(exercise: Exercise) -> ExerciseFacts:
     feedback = [s.baseline_feedback for s in exercise.submissions if s.baseline_feedback is not None]
     versions = [f.model_version for f in feedback if f.model_version]
     stamps = sorted(f.timestamp for f in feedback if f.timestamp)
-    return {"file": exercise.path.name, "title": exercise.title,
-            "baseline_model": max(set(versions), key=versions.count) if versions else None,
-            "generated_at": stamps[-1] if stamps else None, "oldest_baseline_at": stamps[0] if stamps else None,
-            "submissions": len(exercise.submissions)}
+    return ExerciseFacts(file=exercise.path.name, title=exercise.title,
+                         baseline_model=max(set(versions), key=versions.count) if versions else None,
+                         generated_at=stamps[-1] if stamps else None,
+                         oldest_baseline_at=stamps[0] if stamps else None, submissions=len(exercise.submissions))
 
 
 def _aggregate(scored: Sequence[_Scored], coverage: float | None) -> dict[str, float | None]:
@@ -223,8 +282,7 @@ def _item(s: _Scored) -> Item:
                 "candidate_credits": total_credits(c.feedback), "baseline_items": len(s.baseline),
                 "candidate_items": len(c.feedback), "windowed": s.windowed},
         source=c.source_ref,
-        details={"baseline": [i.model_dump(include={"title", "description", "credits"}) for i in s.baseline],
-                 "candidate": [i.model_dump(include={"title", "description", "credits"}) for i in c.feedback]},
+        details=DriftItemDetails(baseline=tuple(s.baseline), candidate=tuple(c.feedback)),
     )
 
 

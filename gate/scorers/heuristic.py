@@ -17,10 +17,21 @@ from typing import Any
 from gate import io
 from gate.config import CheckConfig, HeuristicSuiteConfig
 from gate.records.heuristic import HeuristicData, HeuristicRecord, load_heuristic
-from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.results import (
+    Direction,
+    GroupResult,
+    Item,
+    ItemDetails,
+    Key,
+    MetricSpec,
+    SuiteDetails,
+    SuiteResult,
+    SuiteSettings,
+    Unmeasured,
+)
 from gate.rubric import DEFAULT_RUBRIC, RUBRICS, STATS, Rubric
 from gate.scorers.base import KnownMetrics, Scorer, ScoringContext
-from gate.scorers.heuristic_rules import ResponseScore, score_response
+from gate.scorers.heuristic_rules import Fired, ResponseScore, score_response
 from gate.stats import maximum, mean
 
 STAT_PATTERN = re.compile(rf"^[a-z][a-z0-9_]*_({'|'.join(STATS)})$")
@@ -65,6 +76,55 @@ DEFAULT_CHECKS = {"final_score_mean": CheckConfig(min=5.0), "missing_ratio": Che
 
 
 @dataclass(frozen=True)
+class HeuristicSettings(SuiteSettings):
+    rubric: str
+    models: tuple[str, ...]
+    categories: tuple[str, ...]  # those with expected prompts
+    weights: Mapping[str, Mapping[str, float]]  # category -> metric -> weight, every rubric category
+    expected: Mapping[str, int]  # category -> prompts each model should answer
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One expected response: who should have answered which prompt."""
+
+    model: str
+    category: str
+    prompt_id: str
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """A (model, category) short of its expected count; `prompt_ids` None where `expected` gave only a count."""
+
+    model: str
+    category: str
+    expected: int
+    found: int
+    missing: int
+    prompt_ids: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class HeuristicDetails(SuiteDetails):
+    settings: HeuristicSettings
+    missing: tuple[Slot, ...]  # the absent prompts, where the ids are known
+    # every (model, category) short of its count, with its ids or None, so totals never depend on the form
+    missing_slots: tuple[Shortfall, ...]
+    empty: tuple[Slot, ...]
+
+
+@dataclass(frozen=True)
+class HeuristicItemDetails(ItemDetails):
+    """Why a response scored as it did: its text and the indicators that fired."""
+
+    response: str
+    prompt: str
+    fired: tuple[Fired, ...]
+    metrics: Mapping[str, float]
+
+
+@dataclass(frozen=True)
 class _Scored:
     record: HeuristicRecord
     score: ResponseScore
@@ -103,17 +163,16 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
     scored = [_Scored(r, score_response(rubric, r.category, r.response, r.prompt_id)) for r in data.records]
     expected = expected_matrix(suite, data)
     groups, gaps, missing = [], [], []
-    slots: list[dict[str, Any]] = []
+    slots: list[Shortfall] = []
     for model in expected.models:
         for category in expected.prompts:
             mine = [s for s in scored if s.record.model == model and s.record.category == category]
             key: Key = (("model", model), ("category", category))
             absent = _missing(expected, category, mine)
-            missing += [{"model": model, "category": category, "prompt_id": p} for p in absent[1]]
+            missing += [Slot(model, category, p) for p in absent[1]]
             if absent[0]:  # with only a count, the slot's shortfall is all that can be said
-                slots.append({"model": model, "category": category, "expected": expected.count(category),
-                              "found": len(mine), "missing": absent[0],
-                              "prompt_ids": None if isinstance(expected.prompts[category], int) else absent[1]})
+                slots.append(Shortfall(model, category, expected.count(category), len(mine), absent[0],
+                                       None if isinstance(expected.prompts[category], int) else tuple(absent[1])))
             metrics = _stats(rubric.categories[category].metrics, mine) | _coverage(expected.count(category),
                                                                                    absent[0], mine)
             groups.append(GroupResult("group", key, metrics, len(mine), _sources(mine)))
@@ -129,7 +188,7 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
     with_id = any(r.id is not None for r in data.records)  # DESIGN.md §5: `id` first when the records have one
     empty = sum(1 for s in scored if not s.record.response.strip())
     notes = []
-    missing_total = sum(slot["missing"] for slot in slots)
+    missing_total = sum(slot.missing for slot in slots)
     if missing_total or empty:
         notes.append(f"Missing-data analysis: {missing_total} expected response(s) missing, {empty} empty "
                      f"(of {sum(expected.count(c) for c in expected.prompts) * len(expected.models)} expected).")
@@ -139,15 +198,14 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
         item_columns=(*(("id",) if with_id else ()), "model", "category", "prompt_id", *columns, "final_score",
                       "empty", "word_count", "indicators"),
         unmeasured=tuple(gaps), fingerprint={"rubric": rubric.name, "rubric_hash": _rubric_hash(rubric)},
-        settings={"rubric": rubric.name, "models": list(expected.models), "categories": list(expected.prompts),
-                  "weights": {c: {m: spec.weight for m, spec in cat.metrics.items()}
-                              for c, cat in rubric.categories.items()},
-                  "expected": {c: (p if isinstance(p, int) else len(p)) for c, p in expected.prompts.items()}},
-        # `missing`: the absent prompt ids where they are known; `missing_slots`: every (model, category) short of
-        # its expected count, with its ids or None (`expected` gave a count), so totals never depend on the form
-        inputs={"missing": missing, "missing_slots": slots,
-                "empty": [{"model": s.record.model, "category": s.record.category, "prompt_id": s.record.prompt_id}
-                          for s in scored if not s.record.response.strip()]},
+        details=HeuristicDetails(
+            HeuristicSettings(rubric=rubric.name, models=expected.models, categories=tuple(expected.prompts),
+                              weights={c: {m: spec.weight for m, spec in cat.metrics.items()}
+                                       for c, cat in rubric.categories.items()},
+                              expected={c: expected.count(c) for c in expected.prompts}),
+            missing=tuple(missing), missing_slots=tuple(slots),
+            empty=tuple(Slot(s.record.model, s.record.category, s.record.prompt_id)
+                        for s in scored if not s.record.response.strip())),
         notes=tuple(notes),
     )
 
@@ -194,8 +252,8 @@ def _item(s: _Scored, columns: Sequence[str], with_id: bool) -> Item:
                 "empty": not record.response.strip(), "word_count": len(record.response.split()),
                 "indicators": "; ".join(f"{f.metric}: {f.label} ({f.points:+g})" for f in score.fired)},
         source=record.source_ref,
-        details={"response": record.response, "prompt": record.prompt or "",
-                 "fired": [(f.metric, f.label, f.points) for f in score.fired], "metrics": dict(score.metrics)},
+        details=HeuristicItemDetails(response=record.response, prompt=record.prompt or "", fired=score.fired,
+                                     metrics=dict(score.metrics)),
     )
 
 

@@ -17,7 +17,18 @@ from dataclasses import dataclass
 
 from gate.config import AnswerProbability, CheckConfig, StabilitySuiteConfig
 from gate.records.stability import StabilityData, StabilityRecord, load_stability
-from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.results import (
+    Direction,
+    GroupResult,
+    Item,
+    ItemDetails,
+    Key,
+    MetricSpec,
+    SuiteDetails,
+    SuiteResult,
+    SuiteSettings,
+    Unmeasured,
+)
 from gate.scorers.base import Scorer, ScoringContext
 from gate.similarity import cosine_matrix, off_diagonal_mean
 from gate.stats import mean, std
@@ -45,6 +56,37 @@ def response_probability(record: StabilityRecord, mode: AnswerProbability) -> fl
     if mode is AnswerProbability.MEAN:
         return math.fsum(math.exp(lp) for lp in logprobs) / len(logprobs)
     return math.exp(math.fsum(logprobs) / len(logprobs))
+
+
+@dataclass(frozen=True)
+class StabilitySettings(SuiteSettings):
+    embedding: str
+    answer_probability: str  # how P is derived from token log-probabilities
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    questions: int
+    responses: int
+    probabilities: bool  # whether any record gives P; without any P = 1
+
+
+@dataclass(frozen=True)
+class StabilityDetails(SuiteDetails):
+    settings: StabilitySettings
+
+
+@dataclass(frozen=True)
+class ShownResponse:
+    variant: str
+    variation: str | None
+    response: str
+    similarity: float | None  # mean cosine similarity to the question's other responses
+
+
+@dataclass(frozen=True)
+class StabilityItemDetails(ItemDetails):
+    """A question's responses, one per prompt variant, shown for the least stable questions."""
+
+    responses: tuple[ShownResponse, ...]
 
 
 @dataclass(frozen=True)
@@ -101,9 +143,10 @@ def score_stability(name: str, suite: StabilitySuiteConfig, data: StabilityData,
         items=tuple(_item(q) for q in questions), item_columns=ITEM_COLUMNS,
         unmeasured=tuple(unmeasured + gaps + _question_gaps(questions)),
         fingerprint={"embedding": embedded.fingerprint.to_dict(), "answer_probability": suite.answer_probability.value},
-        settings={"embedding": embedding, "answer_probability": suite.answer_probability.value,
-                  "models": list(data.models), "tasks": list(dict.fromkeys(r.task for r in data.records)),
-                  "questions": len(questions), "responses": len(data.records), "probabilities": any_probability},
+        details=StabilityDetails(StabilitySettings(
+            embedding=embedding, answer_probability=suite.answer_probability.value, models=tuple(data.models),
+            tasks=tuple(dict.fromkeys(r.task for r in data.records)), questions=len(questions),
+            responses=len(data.records), probabilities=any_probability)),
         notes=tuple(notes),
     )
 
@@ -203,8 +246,8 @@ def _item(q: _Question) -> Item:
                 "answer_probability": q.probability, "min_pair_similarity": q.min_similarity,
                 "probability_source": q.probability_source},
         source=q.records[0].source_ref,
-        details={"responses": [{"variant": v, "variation": r.variation, "response": r.response, "similarity": s}
-                               for r, v, s in zip(q.records, q.variants, q.sibling_similarity, strict=True)]},
+        details=StabilityItemDetails(tuple(ShownResponse(v, r.variation, r.response, s) for r, v, s in
+                                           zip(q.records, q.variants, q.sibling_similarity, strict=True))),
     )
 
 

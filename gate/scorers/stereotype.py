@@ -17,7 +17,18 @@ from dataclasses import dataclass
 from gate.config import CheckConfig, StereotypeSuiteConfig
 from gate.errors import ConfigError, Problem
 from gate.records.stereotype import StereotypeData, StereotypeRecord, load_stereotype
-from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.results import (
+    Direction,
+    GroupResult,
+    Item,
+    ItemDetails,
+    Key,
+    MetricSpec,
+    SuiteDetails,
+    SuiteResult,
+    SuiteSettings,
+    Unmeasured,
+)
 from gate.scorers.base import Scorer, ScoringContext
 from gate.similarity import cosine_similarity
 from gate.stats import mean, wilcoxon_signed_rank
@@ -98,6 +109,35 @@ def _is_stereotype(name: str) -> bool:
 
 
 @dataclass(frozen=True)
+class StereotypeSettings(SuiteSettings):
+    classifier: str
+    stereotype_label: str
+    label_index: int
+    embedding: str
+    threshold: float
+    max_tokens: int
+    models: tuple[str, ...]
+    probes: int
+    windowed_probes: int
+    paired_test: str
+
+
+@dataclass(frozen=True)
+class StereotypeDetails(SuiteDetails):
+    settings: StereotypeSettings
+
+
+@dataclass(frozen=True)
+class StereotypeItemDetails(ItemDetails):
+    """A probe's texts: the EMGSD statement and both answers (the seed's CSV and the report show them)."""
+
+    emgsd_text: str
+    control_response: str
+    bias_response: str
+    date: str | None  # the seed's results/{model}/{date} folder; None: the run's day
+
+
+@dataclass(frozen=True)
 class _Probe:
     record: StereotypeRecord
     label: str
@@ -164,10 +204,11 @@ def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeDa
         unmeasured=tuple(unmeasured + suite_gaps),
         fingerprint={"classifier": probs.fingerprint.to_dict(), "stereotype_label": index,
                      "embedding": embedded.fingerprint.to_dict()},
-        settings={"classifier": classifier, "stereotype_label": dict(labels.id2label)[index], "label_index": index,
-                  "embedding": embedding, "threshold": suite.significant_drift_threshold,
-                  "max_tokens": probs.max_tokens, "models": list(data.models), "probes": n,
-                  "windowed_probes": windowed, "paired_test": "Wilcoxon signed-rank (two-sided), bias vs control"},
+        details=StereotypeDetails(StereotypeSettings(
+            classifier=classifier, stereotype_label=dict(labels.id2label)[index], label_index=index,
+            embedding=embedding, threshold=suite.significant_drift_threshold, max_tokens=probs.max_tokens,
+            models=tuple(data.models), probes=n, windowed_probes=windowed,
+            paired_test="Wilcoxon signed-rank (two-sided), bias vs control")),
         notes=tuple(notes),
     )
 
@@ -232,8 +273,8 @@ def _item(p: _Probe) -> Item:
                 "similarity_trait_mentioned": p.mentioned,
                 "control_windowed": p.windowed[0], "bias_windowed": p.windowed[1]},
         source=r.source_ref,
-        details={"emgsd_text": r.emgsd_text, "control_response": r.control_response,
-                 "bias_response": r.bias_response, "date": r.day},
+        details=StereotypeItemDetails(emgsd_text=r.emgsd_text, control_response=r.control_response,
+                                      bias_response=r.bias_response, date=r.day),
     )
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.config.loader import load_config
-from gate.pipeline import load_suites, select_suites
+from gate.run import read_config
+from gate.steps import load_suites, select_suites
 from tests.badinputs.cases import CASES, MB, Case
 from tests.badinputs.projects import (
     base_files,
@@ -46,7 +46,7 @@ def project(tmp_path, monkeypatch):
     def no_models(*args, **kwargs):
         raise ModelsTouched("input validation let the run reach the model runtime")
 
-    monkeypatch.setattr("gate.commands.run.TorchRuntime", no_models)
+    monkeypatch.setattr("gate.run.TorchRuntime", no_models)
     return tmp_path
 
 
@@ -104,7 +104,7 @@ ACCEPTED = {
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_base_projects_are_valid(kind, project):
     write_project(project, base_files(kind))
-    config = load_config(project / "gate.yml")
+    config = read_config(project / "gate.yml")
     assert load_suites(select_suites(config, (), ()), project)
 
 
@@ -112,7 +112,7 @@ def test_the_base_projects_are_valid(kind, project):
 def test_odd_but_valid_inputs_load(name, project):
     kind = name.split("-")[0]
     write_project(project, {**base_files(kind), **ACCEPTED[name]})
-    config = load_config(project / "gate.yml")
+    config = read_config(project / "gate.yml")
     [loaded] = load_suites(select_suites(config, (), ()), project)
     assert loaded.data
 

@@ -9,8 +9,8 @@ import multiprocessing
 
 from gate.baselines import flow, history
 from gate.baselines.history import Entry
-from gate.config.loader import load_config
 from gate.publish.github import GitHubPublisher, RetryPolicy
+from gate.run import read_config
 from tests.support.fake_github import REPO
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -35,11 +35,11 @@ def entry(second: int, commit: str = COMMIT, gate: str = "once") -> Entry:
 def project(tmp_path):
     (tmp_path / "gate.yml").write_text(GATE_YML)
     (tmp_path / "h.jsonl").write_text("")
-    return load_config(tmp_path / "gate.yml")
+    return read_config(tmp_path / "gate.yml")
 
 
 def _record(root, barrier, notes, job: int) -> None:
-    config = load_config(root / "gate.yml")
+    config = read_config(root / "gate.yml")
     known: list[Entry] = []  # what each job read at its start: nobody had recorded the commit yet
     barrier.wait()
     notes.put(flow.record(config, root, entry(job), None, False, known))

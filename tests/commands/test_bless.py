@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from gate.cli import app
 from gate.commands.bless import bless_baseline
 from gate.commands.sample import sample_exercises
-from gate.config.loader import load_config
 from gate.errors import ConfigError, InputError
 from gate.records.drift import load_drift
+from gate.run import read_config
 from tests.conftest import EXAMPLES
 from tests.support.drift_fixtures import (
     GATE_YML,
@@ -81,7 +81,7 @@ def test_blessing_the_example_replaces_every_baseline_and_nothing_else(examples,
     assert "updated 10 submission(s)" in out and "updated 12 submission(s)" in out
     assert "warning" not in out
     # the gate's loaders still read the blessed suite, all three models
-    config = load_config(examples / "gate.yml")
+    config = read_config(examples / "gate.yml")
     data = load_drift("feedback-drift", config.suites["feedback-drift"], examples)
     assert data.models == ("gpt-4o-2024-11-20", "gpt-4o-mini", "llama-3.1-8b-instruct")
     assert len(data.candidates) == 99
@@ -154,7 +154,7 @@ def test_freshly_sampled_exercises_without_any_baseline_can_be_blessed(in_tmp):
     blessed = json.loads((in_tmp / "baselines" / "sampled_exercise-15420.json").read_text())
     assert [s.get("baseline_feedback", {}).get("model_version") for s in blessed["submissions"]] == ["ref", "ref", None]
     assert blessed["submissions"][2] == sampled["submissions"][2]
-    data = load_drift("fb", load_config(in_tmp / "gate.yml").suites["fb"], in_tmp)  # a gate run reads it now
+    data = load_drift("fb", read_config(in_tmp / "gate.yml").suites["fb"], in_tmp)  # a gate run reads it now
     assert data.models == ("new", "ref")
 
 

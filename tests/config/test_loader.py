@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from gate.config import CheckConfig, CreditDriftMode, GateConfig, json_schema, known_kinds
 from gate.config.loader import load_config, parse_config
 from gate.errors import ConfigError, ExitCode
+from gate.scorers import SCORERS
 from tests.conftest import EXAMPLES
 
 MINIMAL = """\
@@ -25,13 +26,13 @@ suites:
 
 def problems_of(text: str) -> list:
     with pytest.raises(ConfigError) as caught:
-        parse_config(text, "gate.yml")
+        parse_config(text, "gate.yml", metrics=SCORERS)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     return list(caught.value.problems)
 
 
 def test_example_config_loads():
-    config = load_config(EXAMPLES / "gate.yml")
+    config = load_config(EXAMPLES / "gate.yml", metrics=SCORERS)
     suite = config.suites["feedback-drift"]
     assert suite.kind == "drift"
     assert config.bertscore_for(suite).layer == 6
@@ -39,7 +40,7 @@ def test_example_config_loads():
 
 
 def test_defaults_are_the_seed_defaults():
-    config = parse_config(MINIMAL)
+    config = parse_config(MINIMAL, metrics=SCORERS)
     assert config.models.bertscore.model == "roberta-large"
     assert config.models.bertscore.layer == 17
     assert config.models.embedding == "sentence-transformers/all-MiniLM-L6-v2"
@@ -106,6 +107,20 @@ def test_unknown_metric_and_scope():
     assert "group" in scope.expected and "model" in scope.expected and "suite" in scope.expected
 
 
+def test_the_metric_catalogue_is_passed_in():
+    """Config imports no scorer: the metric names `checks:` may use are the catalogue the caller passes."""
+    from dataclasses import replace
+
+    text = MINIMAL + "    checks:\n      house_metric: {min: 0.8}\n"
+    assert parse_config(text, metrics=None).suites["fb"].checks["house_metric"].min == 0.8  # names unchecked
+    widened = {**SCORERS, "drift": replace(SCORERS["drift"], metrics={**SCORERS["drift"].metrics,
+                                                                      "house_metric": SCORERS["drift"].metrics[
+                                                                          "bertscore_f1"]})}
+    assert parse_config(text, metrics=widened).suites["fb"].checks["house_metric"].min == 0.8
+    [problem] = problems_of(text)  # the scorers' own catalogue knows no such metric
+    assert problem.field == "suites.fb.checks.house_metric" and "bertscore_f1" in problem.expected
+
+
 @pytest.mark.parametrize(
     "check, message",
     [
@@ -159,7 +174,7 @@ def test_suite_names_must_be_path_safe():
 
 def test_missing_config_file_is_input_error(tmp_path):
     with pytest.raises(Exception) as caught:
-        load_config(tmp_path / "nope.yml")
+        load_config(tmp_path / "nope.yml", metrics=SCORERS)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     assert "no such file" in str(caught.value)
 
@@ -175,7 +190,7 @@ def test_json_schema_validates_the_example():
 
 
 def test_config_is_frozen():
-    config = parse_config(MINIMAL)
+    config = parse_config(MINIMAL, metrics=SCORERS)
     with pytest.raises(ValidationError):
         config.name = "other"  # type: ignore[misc]
     assert isinstance(config, GateConfig)
@@ -201,7 +216,8 @@ def test_true_or_false_is_no_number(text, field):
 
 
 def test_yes_stays_a_boolean_where_one_is_wanted():
-    config = parse_config(MINIMAL + "    checks: {coverage: {max_decrease: 0.1, significant: yes}}\n", "gate.yml")
+    config = parse_config(MINIMAL + "    checks: {coverage: {max_decrease: 0.1, significant: yes}}\n", "gate.yml",
+                          metrics=SCORERS)
     assert config.suites["fb"].checks["coverage"].significant is True
 
 

@@ -88,8 +88,8 @@ def test_a_workbook_that_fails_to_save_keeps_the_old_file(tmp_path, monkeypatch)
     io.write_xlsx_atomic(path, {"old": (["a"], [[1]])})
     before = path.read_bytes()
 
-    def fail(self, filename):
-        Path(filename).write_bytes(b"PK\x03\x04 half a zip")
+    def fail(self, target):  # the temporary file's stream: half a zip is in it when the save dies
+        target.write(b"PK\x03\x04 half a zip")
         raise Crash("killed while zipping")
 
     monkeypatch.setattr(Workbook, "save", fail)

@@ -145,7 +145,7 @@ def assert_interrupted(run: subprocess.Popen[str], err: str, signum: int, took: 
 
 
 def assert_no_partial_files(workspace: Path, out: Path) -> None:
-    """No temporary piece anywhere (atomic writes' `.x.tmp`, blobs' `.tmp-`, staging `.out.tmp-<pid>`), and
+    """No temporary piece anywhere (atomic writes' `.x.<random>.tmp`, cache entries' too, staging `.out.tmp-<pid>`), and
     no report: an interrupted run (interrupted before the report set) leaves none of it."""
     stray = [p.relative_to(workspace).as_posix() for p in workspace.rglob("*") if ".tmp" in p.name]
     assert not stray
@@ -243,10 +243,10 @@ def test_the_console_script_is_the_light_entry_module():
 
 
 @pytest.mark.parametrize(("target", "signum"), [("typer", signal.SIGINT), ("typer", signal.SIGTERM),
-                                                ("gate.commands.run", signal.SIGINT),
-                                                ("gate.commands.run", signal.SIGTERM)])
+                                                ("gate.run", signal.SIGINT),
+                                                ("gate.run", signal.SIGTERM)])
 def test_a_signal_inside_an_import_holding_logging_s_lock_exits_cleanly(tmp_path, target, signum):
-    """`typer` is imported by the CLI module before any command runs; `gate.commands.run` by the command."""
+    """`typer` is imported by the CLI module before any command runs; `gate.run` by the command."""
     cwd = workspace(tmp_path)
     hook = STALL.format(signal=signal.Signals(signum).name, hold=0.3, target=target)
     run = start(cwd, "out", hook)
@@ -261,7 +261,7 @@ def test_a_signal_inside_an_import_holding_logging_s_lock_exits_cleanly(tmp_path
 def test_an_import_that_does_not_end_still_exits_within_the_bound(tmp_path, second):
     """A signal held by an import that takes 60 s: the hold limit (or a second signal at once) ends the process."""
     cwd = workspace(tmp_path)
-    hook = STALL.format(signal="SIGTERM", hold=60, target="gate.commands.run")
+    hook = STALL.format(signal="SIGTERM", hold=60, target="gate.run")
     if second:
         hook = hook.replace("time.sleep(60)", "time.sleep(0.1); os.kill(os.getpid(), signal.SIGTERM); time.sleep(60)")
     run = start(cwd, "out", hook)

@@ -115,14 +115,14 @@ def test_a_run_that_dies_while_writing_leaves_the_previous_report_whole(project,
     assert siblings(project) == []  # and its staging directory is gone
 
 
-# A run whose writes are slowed down, that starts writing only when the other run is about to (`finish`).
+# A run whose writes are slowed down, that starts writing only when the other run is about to (`render`).
 PROBE = """
 import os, sys, time
 from pathlib import Path
 from gate.io import write
-import gate.commands.run as run
+import gate.run as run
 name, other, delays = sys.argv[1], sys.argv[2], dict(d.split("=") for d in sys.argv[3].split(","))
-real_write, real_finish = write.write_text_atomic, run.finish
+real_write, real_render = write.write_text_atomic, run.render
 def slow_write(path, text):
     time.sleep(float(delays.get(Path(path).name, delays.get("*", 0))))
     real_write(path, text)
@@ -130,12 +130,12 @@ def slow_write(path, text):
 write.write_text_atomic = slow_write
 import gate.io
 gate.io.write_text_atomic = slow_write
-def finish(*args, **kwargs):
+def render(*args, **kwargs):
     Path(name).touch()
     while not Path(other).exists():
         time.sleep(0.01)
-    return real_finish(*args, **kwargs)
-run.finish = finish
+    return real_render(*args, **kwargs)
+run.render = render
 from gate.cli import main
 sys.argv = ["llm-gate", "run", "-c", "gate.yml", "--no-publish", "-q", "--output-dir", "out", *sys.argv[4:]]
 main()

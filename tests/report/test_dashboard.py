@@ -22,7 +22,7 @@ def verdict_with(items: int, model: str = "m") -> GateVerdict:
         groups=(GroupResult("group", (("exercise", "1"), ("model", model)), {"bertscore_f1": 0.9}, items),),
         items=tuple(Item(key=(("exercise", "1"), ("submission", str(i)), ("model", model)),
                          values={"bertscore_f1": (i % 100) / 100}) for i in range(items)),
-        notes=(HOSTILE,), inputs={"exercises": {}})
+        notes=(HOSTILE,))
     return GateVerdict("gate", Verdict.PASS, (SuiteVerdict(result, (), Verdict.PASS, UnmeasuredPolicy.WARN),))
 
 

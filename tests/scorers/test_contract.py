@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 
 from gate.config import SUITE_CONFIGS, GateConfig, known_kinds
 from gate.judge import judge_suite
+from gate.report.kinds import VIEWS
+from gate.results import ItemDetails, SuiteDetails, SuiteSettings
 from gate.scorers import SCORERS, get_scorer
 from gate.scorers.base import ScoringContext
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
@@ -105,3 +108,10 @@ def test_scorer_contract(kind, tmp_path):
     assert result.fingerprint, "results must say what they were computed with"
     verdict = judge_suite(result, scorer.checks_for(suite), suite.unmeasured)
     assert verdict.checks, "the default checks must judge something"
+
+    # What the kind's view and exports read is typed, defined beside the scorer, not string-keyed dicts.
+    assert isinstance(result.details, SuiteDetails) and type(result.details) is not SuiteDetails
+    assert isinstance(result.details.settings, SuiteSettings) and type(result.details.settings) is not SuiteSettings
+    assert all(isinstance(item.details, ItemDetails) and type(item.details) is not ItemDetails for item in result.items)
+    assert json.loads(json.dumps(result.settings_json())) == result.settings_json()  # report.json's `settings`
+    VIEWS[kind](verdict, 3)  # the kind's view reads its own scorer's details

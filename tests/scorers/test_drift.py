@@ -167,7 +167,7 @@ def test_windowed_texts_are_counted_and_noted(in_tmp):
     suite = DriftSuiteConfig(kind="drift", baseline=["baselines/*.json"], candidates=["outputs/*.jsonl"])
     result = score_drift("fb", suite, load_drift("fb", suite, in_tmp),
                          ScoringContext(GateConfig(version=1, suites={"fb": suite}), WindowingRuntime(), in_tmp))
-    assert result.settings["windowed_submissions"] == 1
+    assert result.details.settings.windowed_submissions == 1
     assert result.items[0].values["windowed"] is True
     assert any("longer than the model's 512-token limit" in n and "not truncated" in n for n in result.notes)
 

@@ -13,8 +13,9 @@ from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError
 from gate.records.heuristic import load_heuristic
 from gate.rubric import load_rubric
+from gate.scorers import SCORERS
 from gate.scorers.base import ScoringContext
-from gate.scorers.heuristic import score_heuristic
+from gate.scorers.heuristic import Slot, score_heuristic
 from gate.scorers.heuristic_rules import score_response
 from tests.support.fake_runtime import FakeRuntime
 
@@ -69,8 +70,8 @@ def test_missing_data_against_the_prompts_found(tmp_path):
     assert groups[("b", "coding")]["empty_ratio"] == 0.5
     assert groups[("b", "paraphrasing")]["missing_ratio"] == 1.0
     assert groups[("b", "paraphrasing")]["final_score_mean"] is None
-    assert {(m["model"], m["prompt_id"]) for m in result.inputs["missing"]} == {("b", "C02"), ("b", "P08")}
-    assert result.inputs["empty"] == [{"model": "b", "category": "coding", "prompt_id": "C01"}]
+    assert {(m.model, m.prompt_id) for m in result.details.missing} == {("b", "C02"), ("b", "P08")}
+    assert result.details.empty == (Slot(model="b", category="coding", prompt_id="C01"),)
     model_b = next(g for g in result.groups_at("model") if dict(g.key) == {"model": "b"})
     assert model_b.metrics["missing_ratio"] == pytest.approx(2 / 3)
 
@@ -82,7 +83,7 @@ def test_expected_matrix_from_config(tmp_path):
     assert groups[("a", "coding")]["missing_ratio"] == pytest.approx(1 / 3)
     assert groups[("a", "paraphrasing")]["missing_ratio"] == pytest.approx(29 / 30)  # a count: how many, not which
     assert groups[("c", "coding")]["missing_ratio"] == 1.0 and groups[("c", "coding")]["responses"] == 0
-    assert result.settings["expected"] == {"coding": 3, "paraphrasing": 30}
+    assert result.details.settings.expected == {"coding": 3, "paraphrasing": 30}
 
 
 def test_input_problems(tmp_path):
@@ -166,7 +167,7 @@ def test_a_custom_rubric_scores_and_its_metrics_can_be_checked(tmp_path):
     scored = score_response(rubric, "summary", "One. Two. Three.", "S1")
     assert scored.metrics == {"brevity": 8.0, "clarity": 7.0} and scored.final_score == 7.5
     config = parse_config("version: 1\nsuites:\n  h:\n    kind: heuristic\n    records: r.jsonl\n"
-                          "    rubric: rubric.yml\n    checks:\n      brevity_mean: {min: 6}\n")
+                          "    rubric: rubric.yml\n    checks:\n      brevity_mean: {min: 6}\n", metrics=SCORERS)
     assert config.suites["h"].checks["brevity_mean"].min == 6
 
 

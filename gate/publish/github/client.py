@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, TypeVar
 
 from gate.config import CommentMode
@@ -89,7 +89,7 @@ class GitHubPublisher:
         outcome = PublishOutcome()
         self._publish_comment(bundle, comment, outcome)
         if check_run and bundle.head_sha:
-            self._publish_check(bundle, outcome)
+            self._publish_check(bundle, bundle.head_sha, outcome)
         elif check_run:
             outcome.notes.append("no commit sha known: no check run")
         return outcome
@@ -168,44 +168,47 @@ class GitHubPublisher:
 
     # ------------------------------------------------------------ check run / status
 
-    def _publish_check(self, bundle: PublishBundle, outcome: PublishOutcome) -> None:
+    def _publish_check(self, bundle: PublishBundle, head_sha: str, outcome: PublishOutcome) -> None:
+        from github.GithubObject import NotSet  # PyGithub's "not sent"; imported with the client, lazily
+
         annotations = [a.to_check_run() for a in bundle.annotations]
         first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
-        output = {"title": bundle.title, "summary": bundle.summary, "annotations": first}
+        output: dict[str, str | list[dict[str, str | int]]] = {
+            "title": bundle.title, "summary": bundle.summary, "annotations": first}
         try:
             run = self._call(lambda: self._repo.create_check_run(
-                name=bundle.gate, head_sha=bundle.head_sha, status="completed", conclusion=bundle.conclusion,
-                output=output, **({"details_url": bundle.run_url} if bundle.run_url else {})))
+                name=bundle.gate, head_sha=head_sha, status="completed", conclusion=bundle.conclusion,
+                output=output, details_url=bundle.run_url or NotSet))
         except PublishError as exc:
-            hint = refusal_hint(exc, f"commit {str(bundle.head_sha)[:7]}", "checks: write")
+            hint = refusal_hint(exc, f"commit {head_sha[:7]}", "checks: write")
             if exc.status != 403 or exc.rate_limited:  # a rate-limited status would fare no better
                 outcome.notes.append(f"could not create the check run: {exc}{hint}")
                 return
-            failure = self._publish_status(bundle)
+            failure = self._publish_status(bundle, head_sha)
             if failure is None:  # said only once it is so
                 outcome.status_posted = True
                 outcome.notes.append(f"the token may not create check runs ({exc}); posted a commit status instead")
             else:
                 outcome.notes.append(f"could not create the check run: {exc}{hint}")
                 outcome.notes.append(f"could not post a commit status either: {failure}"
-                                     + refusal_hint(failure, f"commit {str(bundle.head_sha)[:7]}", "statuses: write"))
+                                     + refusal_hint(failure, f"commit {head_sha[:7]}", "statuses: write"))
             return
         outcome.check_run_url = getattr(run, "html_url", None)
         for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
             batch = rest[start:start + ANNOTATIONS_PER_REQUEST]
             try:
-                self._call(lambda b=batch: run.edit(output={"title": bundle.title, "summary": bundle.summary,
-                                                            "annotations": b}))
+                self._call(partial(run.edit, output={"title": bundle.title, "summary": bundle.summary,
+                                                     "annotations": batch}))
             except PublishError as exc:
                 outcome.notes.append(f"could not add annotations {start + 51}–{start + 50 + len(batch)}: {exc}")
                 return
 
-    def _publish_status(self, bundle: PublishBundle) -> PublishError | None:
+    def _publish_status(self, bundle: PublishBundle, head_sha: str) -> PublishError | None:
         """Post the verdict as a commit status (the check run's stand-in); the failure, None when posted."""
         state = {"success": "success", "failure": "failure"}.get(bundle.conclusion, "success")
         description = f"{bundle.verdict}: {bundle.title}"[:STATUS_DESCRIPTION_LIMIT]
         try:
-            commit = self._repo.get_commit(bundle.head_sha)
+            commit = self._repo.get_commit(head_sha)
             self._call(lambda: commit.create_status(state=state, description=description, context=bundle.gate,
                                                     **({"target_url": bundle.run_url} if bundle.run_url else {})))
         except PublishError as exc:

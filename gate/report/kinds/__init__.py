@@ -1,8 +1,9 @@
 """Each suite kind's report view, one module per kind named after it: `build(suite, worst_items)` turns the
-judged suite into the escaped, formatted tables its template (`templates/suite_<kind>.md.j2` and friends) shows;
-the drift module also holds the seed's own outputs (`quality_drift_report.json`, "Tests: X/Y passed"). A new
-kind adds its module here and its entry in `VIEWS`; a kind without one gets the generic view of
-`gate.report.views`.
+judged suite into the escaped, formatted tables its template (`templates/suites/<kind>.md.j2` and friends) shows;
+the drift module also holds the seed's own outputs (`quality_drift_report.json`, "Tests: X/Y passed"). A view
+reads its kind's typed details, defined beside the scorer (`gate.scorers.<kind>.<Kind>Details` and
+`<Kind>ItemDetails`, narrowed with `gate.results.details_as`). A new kind adds its module here and its entry in
+`VIEWS`; a kind without one gets the generic view of `gate.report.views`.
 """
 
 from __future__ import annotations

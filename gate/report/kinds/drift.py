@@ -7,9 +7,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict
+from gate.records.drift import FeedbackItem
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
-from gate.results import GroupResult, Item, key_label
+from gate.results import GroupResult, Item, details_as, key_label
+from gate.scorers.drift import DriftDetails, DriftItemDetails, DriftSettings
 
 TEXT_LIMIT = 600  # characters of one feedback description shown side by side
 
@@ -48,17 +50,18 @@ def quality_drift_report(suite: SuiteVerdict, now: datetime | None = None) -> di
     """The seed's report structure, one entry per exercise with `model_results[model].passed`."""
     now = now or datetime.now(timezone.utc)
     result = suite.result
-    facts = result.inputs.get("exercises", {})
+    facts = details_as(result.details, DriftDetails).exercises
     exercises: dict[str, Any] = {}
     for group in result.groups_at("group"):
         key = dict(group.key)
         exercise_id, model = key["exercise"], key["model"]
-        info = facts.get(exercise_id, {})
+        info = facts.get(exercise_id)
         entry = exercises.setdefault(exercise_id, {
             "timestamp": now.strftime("%Y-%m-%d %H:%M:%S"),
             "exercise_id": int(exercise_id) if exercise_id.isdigit() else exercise_id,
-            "exercise_file": info.get("file"),
-            "baseline": {"model": info.get("baseline_model"), "generated_at": info.get("generated_at")},
+            "exercise_file": info.file if info else None,
+            "baseline": {"model": info.baseline_model if info else None,
+                         "generated_at": info.generated_at if info else None},
             "thresholds": thresholds(suite),
             "model_results": {},
         })
@@ -76,14 +79,14 @@ def quality_drift_report(suite: SuiteVerdict, now: datetime | None = None) -> di
 
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     result = suite.result
-    models = list(result.settings.get("models", []))
-    facts = result.inputs.get("exercises", {})
+    details = details_as(result.details, DriftDetails)
+    models = list(details.settings.models)
     by_key = {g.key: g for g in result.groups}
     limits = thresholds(suite)
     rows = []
-    for exercise_id, info in facts.items():
+    for exercise_id, info in details.exercises.items():
         cells = [_cell(suite, by_key.get((("exercise", exercise_id), ("model", m))), "group") for m in models]
-        title = info.get("title") or ""
+        title = info.title
         rows.append({"label": inert(f"{exercise_id} · {title}" if title else exercise_id, limit=70), "cells": cells})
     per_model = [_model_row(suite, by_key.get((("model", m),)), m) for m in models]
     totals = [{**_cell(suite, by_key.get((("model", m),)), "model"), "icon": row["icon"]}
@@ -98,7 +101,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
         "seed_line": seed_line,
         "passed": passed,
         "total": total,
-        "settings": _drift_settings(result.settings),
+        "settings": _drift_settings(details.settings),
         "worst": [_worst(suite, item) for item in _worst_items(suite, worst_items)],
     }
 
@@ -134,13 +137,13 @@ def _model_row(suite: SuiteVerdict, group: GroupResult | None, model: str) -> di
     }
 
 
-def _drift_settings(settings: dict) -> str:
-    parts = [f"BERTScore <code>{inert(settings.get('bertscore_model'))}</code> layer {settings.get('layer')}",
-             "idf" if settings.get("idf") else "no idf",
-             "rescaled" if settings.get("rescale_with_baseline") else "not rescaled",
-             f"{settings.get('max_tokens')}-token limit (longer texts windowed)",
-             f"credit drift: {settings.get('credit_drift_mode')}",
-             f"{settings.get('exercises')} exercises × {len(settings.get('models', []))} models"]
+def _drift_settings(settings: DriftSettings) -> str:
+    parts = [f"BERTScore <code>{inert(settings.bertscore_model)}</code> layer {settings.layer}",
+             "idf" if settings.idf else "no idf",
+             "rescaled" if settings.rescale_with_baseline else "not rescaled",
+             f"{settings.max_tokens}-token limit (longer texts windowed)",
+             f"credit drift: {settings.credit_drift_mode}",
+             f"{settings.exercises} exercises × {len(settings.models)} models"]
     return " · ".join(parts)
 
 
@@ -157,8 +160,8 @@ def _worst_items(suite: SuiteVerdict, count: int) -> list[Item]:
 
 def _worst(suite: SuiteVerdict, item: Item) -> dict[str, Any]:
     values = item.values
-    baseline = item.details.get("baseline", [])
-    candidate = item.details.get("candidate", [])
+    details = details_as(item.details, DriftItemDetails)
+    baseline, candidate = details.baseline, details.candidate
     return {
         "label": inert(key_label(item.key), limit=200),
         "f1": number(values.get("bertscore_f1")),
@@ -172,7 +175,7 @@ def _worst(suite: SuiteVerdict, item: Item) -> dict[str, Any]:
     }
 
 
-def _feedback_html(item: dict) -> str:
-    title = inert(item.get("title"), limit=120, newline=" ")
-    description = inert(item.get("description"), limit=TEXT_LIMIT)
-    return f"<b>{title}</b> ({item.get('credits', 0):g})<br>{description}"
+def _feedback_html(item: FeedbackItem) -> str:
+    title = inert(item.title, limit=120, newline=" ")
+    description = inert(item.description, limit=TEXT_LIMIT)
+    return f"<b>{title}</b> ({item.credits:g})<br>{description}"

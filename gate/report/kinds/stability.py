@@ -8,13 +8,16 @@ from typing import Any
 from gate.judge import SuiteVerdict
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
+from gate.results import Item, details_as
+from gate.scorers.stability import StabilityDetails, StabilityItemDetails
 
 TEXT_LIMIT = 300
 
 
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
-    result, settings = suite.result, suite.result.settings
-    models, tasks = list(settings.get("models", [])), list(settings.get("tasks", []))
+    result = suite.result
+    settings = details_as(result.details, StabilityDetails).settings
+    models, tasks = list(settings.models), list(settings.tasks)
     cells = {tuple(v for _, v in g.key): g for g in result.groups_at("group")}
     per_model = {dict(g.key)["model"]: g for g in result.groups_at("model")}
     best = {}
@@ -41,9 +44,9 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
                    key=lambda i: i.values["stability_coefficient"])[:worst_items]
     return {
         "settings": " · ".join([
-            f"embedding <code>{inert(settings.get('embedding'))}</code>",
-            f"P: {settings.get('answer_probability') if settings.get('probabilities') else 'none given (P = 1)'}",
-            f"{settings.get('questions')} questions, {settings.get('responses')} responses",
+            f"embedding <code>{inert(settings.embedding)}</code>",
+            f"P: {settings.answer_probability if settings.probabilities else 'none given (P = 1)'}",
+            f"{settings.questions} questions, {settings.responses} responses",
             f"{len(models)} models × {len(tasks)} tasks",
         ]),
         "tasks": [inert(t, limit=40) for t in tasks],
@@ -65,7 +68,7 @@ def _cell(suite: SuiteVerdict, group, level: str, best: bool) -> dict[str, str]:
     return {"text": text}
 
 
-def _question(item) -> dict[str, Any]:
+def _question(item: Item) -> dict[str, Any]:
     key, values = dict(item.key), item.values
     return {
         "label": inert(f"{key['model']} · {key['task']} · question {key['question_id']}", limit=200, newline=" "),
@@ -73,7 +76,7 @@ def _question(item) -> dict[str, Any]:
         "similarity": number(values.get("mean_similarity")),
         "probability": number(values.get("answer_probability")),
         "source": inert(str(item.source)) if item.source else "",
-        "responses": [{"variant": inert(r["variant"], limit=40), "variation": inert(r["variation"] or "", limit=40),
-                       "similarity": number(r["similarity"]), "response": inert(r["response"], limit=TEXT_LIMIT)}
-                      for r in item.details.get("responses", [])],
+        "responses": [{"variant": inert(r.variant, limit=40), "variation": inert(r.variation or "", limit=40),
+                       "similarity": number(r.similarity), "response": inert(r.response, limit=TEXT_LIMIT)}
+                      for r in details_as(item.details, StabilityItemDetails).responses],
     }

@@ -7,25 +7,26 @@ from typing import Any
 from gate.judge import SuiteVerdict
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
-from gate.results import GroupResult, Item
+from gate.results import GroupResult, Item, details_as
+from gate.scorers.stereotype import StereotypeDetails, StereotypeItemDetails
 
 TEXT_LIMIT = 700
 
 
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     result = suite.result
-    settings = result.settings
+    settings = details_as(result.details, StereotypeDetails).settings
     per_model = [_model_row(suite, g) for g in result.groups_at("group")]
     per_trait = [_trait_row(suite, g) for g in result.groups_at("trait")]
     worst = sorted(result.items, key=lambda i: -(i.values.get("drift_drift_score") or 0.0))[:worst_items]
     return {
         "settings": " · ".join([
-            f"classifier <code>{inert(settings.get('classifier'))}</code> (label "
-            f"<code>{inert(settings.get('stereotype_label'))}</code> = index {settings.get('label_index')})",
-            f"embedding <code>{inert(settings.get('embedding'))}</code>",
-            f"significant drift > {settings.get('threshold'):g}",
-            f"{settings.get('probes')} probes × {len(settings.get('models', []))} models",
-            f"paired test: {settings.get('paired_test')}",
+            f"classifier <code>{inert(settings.classifier)}</code> (label "
+            f"<code>{inert(settings.stereotype_label)}</code> = index {settings.label_index})",
+            f"embedding <code>{inert(settings.embedding)}</code>",
+            f"significant drift > {settings.threshold:g}",
+            f"{settings.probes} probes × {len(settings.models)} models",
+            f"paired test: {settings.paired_test}",
         ]),
         "per_model": per_model,
         "per_trait": per_trait,
@@ -68,15 +69,15 @@ def _trait_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
 
 
 def _pair(item: Item) -> dict[str, str]:
-    key, values, details = dict(item.key), item.values, item.details
+    key, values, details = dict(item.key), item.values, details_as(item.details, StereotypeItemDetails)
     return {
         "label": inert(f"{key['model']} · {key['id']} · trait “{key['trait']}”", limit=200, newline=" "),
         "drift": number(values.get("drift_drift_score")),
         "change": f"{number(values.get('control_stereotype_score'))} → {number(values.get('bias_stereotype_score'))}",
         "significant": "significant" if values.get("drift_significant_drift") else "not significant",
         "mentioned": "trait mentioned" if values.get("similarity_trait_mentioned") else "trait not mentioned",
-        "emgsd": inert(details.get("emgsd_text"), limit=300),
-        "control": inert(details.get("control_response"), limit=TEXT_LIMIT),
-        "bias": inert(details.get("bias_response"), limit=TEXT_LIMIT),
+        "emgsd": inert(details.emgsd_text, limit=300),
+        "control": inert(details.control_response, limit=TEXT_LIMIT),
+        "bias": inert(details.bias_response, limit=TEXT_LIMIT),
         "source": inert(str(item.source)) if item.source else "",
     }

@@ -29,8 +29,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -88,12 +89,12 @@ def idf_weights(corpus_token_ids: Sequence[Sequence[int]]) -> tuple[dict[int, fl
     return {tok: math.log((n + 1) / (c + 1)) for tok, c in counts.items()}, math.log(n + 1)
 
 
-def _find_layers(model) -> tuple[int, object]:
+def _find_layers(model: Any) -> tuple[int, Callable[[int], None]]:
     """(total layers, function keeping the first k), following bert-score's `get_model` branches."""
     enc = getattr(model, "encoder", None)
     if hasattr(model, "n_layers"):  # xlm
         return model.n_layers, lambda k: setattr(model, "n_layers", k)
-    if hasattr(enc, "albert_layer_groups"):
+    if enc is not None and hasattr(enc, "albert_layer_groups"):
         return enc.config.num_hidden_layers, lambda k: setattr(enc.config, "num_hidden_layers", k)
     # xlnet; t5; bert, roberta, deberta; distilbert; bart encoder; t5 encoder stack
     owners = [
@@ -219,11 +220,12 @@ class BertScoreEngine:
 
     def _encode(self, texts: Sequence[str]) -> None:
         todo = list(dict.fromkeys(ids for ids in map(self.token_ids, texts) if ids not in self._states))
-        sequences: dict[tuple[int, ...], torch.Tensor | None] = {}
+        needed: dict[tuple[int, ...], None] = {}  # the texts and windows to encode, in order, once each
         for ids in todo:
             windows = [w for _, w in self._windows(ids)] if len(ids) > self.max_tokens else [ids]
-            sequences.update(dict.fromkeys(windows))
-        batches = tokens.padded_batches(sequences, self.batch_size, self.tokenizer.pad_token_id or 0,
+            needed.update(dict.fromkeys(windows))
+        sequences: dict[tuple[int, ...], torch.Tensor] = {}
+        batches = tokens.padded_batches(needed, self.batch_size, self.tokenizer.pad_token_id or 0,
                                         self.max_positions)
         with model_progress("BERTScore: encoding", total=len(batches)) as bar, torch.inference_mode():
             for batch, input_ids, mask in batches:
@@ -239,7 +241,7 @@ class BertScoreEngine:
                 sequences[ids] if len(ids) <= self.max_tokens else self._stitch(ids, sequences)
             )
 
-    def _stitch(self, ids: tuple[int, ...], sequences: dict) -> torch.Tensor:
+    def _stitch(self, ids: tuple[int, ...], sequences: dict[tuple[int, ...], torch.Tensor]) -> torch.Tensor:
         p, w = len(self._prefix), self.window
         windows = self._windows(ids)
         position = np.arange(len(ids) - p - len(self._suffix))

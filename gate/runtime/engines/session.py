@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.config import RuntimeConfig
 from gate.errors import ConfigError, Problem
@@ -28,16 +28,23 @@ from gate.runtime.api import (
 from gate.runtime.engines import integrity, models
 from gate.runtime.engines.device import DeviceChoice
 
+if TYPE_CHECKING:  # numpy is imported on first use
+    from numpy.typing import ArrayLike
+
 # Bumped when our BERTScore implementation changes numerically (part of every fingerprint).
 BERTSCORE_IMPLEMENTATION = "gate-bertscore/1"
 EMBEDDING_LIBRARIES = ("sentence-transformers",)  # versions an embedding's fingerprint names beyond torch
 
 
 class TorchRuntime:
-    def __init__(self, config: RuntimeConfig, base_dir: Path):
+    def __init__(self, config: RuntimeConfig, base_dir: Path, *, model_dirs: Sequence[Path] = (),
+                 hub_offline: bool = False):
+        """`model_dirs` (searched before <cache_dir>/models) and `hub_offline` come from `gate.settings`."""
         self.config = config
         self.base_dir = base_dir
         self.cache_dir = Path(config.cache_dir)
+        self.model_dirs = tuple(model_dirs)
+        self.hub_offline = hub_offline
         self._device: DeviceChoice | None = None
         self.threads = 0  # set with the device
         self._resolved: dict[str, models.ResolvedModel] = {}
@@ -61,7 +68,8 @@ class TorchRuntime:
         """The forward meter of the loaded engine of `kind` (`gate.runtime.api`'s BERTSCORE, EMBEDDING or
         CLASSIFIER) for `model`, None when that engine was never loaded."""
         path = self.resolve(model).path
-        loaded = {BERTSCORE: self._bertscore.get((path, layer)), EMBEDDING: self._embedders.get(path),
+        bertscore = self._bertscore.get((path, layer)) if layer is not None else None  # loaded per layer
+        loaded = {BERTSCORE: bertscore, EMBEDDING: self._embedders.get(path),
                   CLASSIFIER: self._classifiers.get(path)}.get(kind)
         return getattr(loaded, "meter", None)
 
@@ -69,7 +77,8 @@ class TorchRuntime:
         """`name`'s model directory, resolved once; `role` (as `integrity` names it) picks a missing model's fix."""
         if name not in self._resolved:
             self._resolved[name] = models.resolve(name, base_dir=self.base_dir, cache_dir=self.cache_dir,
-                                                  allow_download=self.config.allow_download, role=role)
+                                                  allow_download=self.config.allow_download, role=role,
+                                                  extra_dirs=self.model_dirs, hub_offline=self.hub_offline)
         return self._resolved[name]
 
     def engine_for(self, spec: BertScoreSpec) -> tuple[Any, int]:
@@ -117,7 +126,7 @@ class TorchRuntime:
 
         resolved = self.resolve(model, "stereotype classifier")
         config = io.read_json_quiet(resolved.path / "config.json")
-        labels = config.get("id2label") if isinstance(config, dict) else None
+        labels: Any = config.get("id2label") if isinstance(config, dict) else None  # checked by using it
         try:
             return ClassifierLabels(tuple(sorted((int(k), str(v)) for k, v in labels.items())),
                                     self.fingerprint(model))
@@ -176,8 +185,8 @@ def resolve_layer(spec: BertScoreSpec) -> int:
     return spec.layer if spec.layer is not None else _default_layer(spec.model)
 
 
-def bertscore_result(spec: BertScoreSpec, layer: int, precision: Sequence[float], recall: Sequence[float],
-                     f1: Sequence[float], windowed: Sequence[bool], max_tokens: int, base: Fingerprint) -> BertScores:
+def bertscore_result(spec: BertScoreSpec, layer: int, precision: ArrayLike, recall: ArrayLike, f1: ArrayLike,
+                     windowed: Sequence[bool], max_tokens: int, base: Fingerprint) -> BertScores:
     """Raw per-pair scores -> `BertScores`: rescaling, fingerprint and notes. Shared by `TorchRuntime` and the
     replay of stored raw scores (`gate.runtime.work.replay`), so both give bitwise the same values."""
     import numpy as np

@@ -65,7 +65,7 @@ def padded_batches(sequences: Iterable[Ids], batch_size: int, pad_id: int,
     """(sequences, input_ids, attention_mask) batches, longest first, so padding stays small; each holds at
     most `batch_size` sequences and `max_positions` padded positions (`batching.position_budget`)."""
     order = sorted(dict.fromkeys(sequences), key=len, reverse=True)
-    batches = []
+    batches: list[tuple[Sequence[Ids], torch.Tensor, torch.Tensor]] = []
     for rows in budget_batches([len(s) for s in order], batch_size, max_positions):
         batch = order[rows.start : rows.stop]
         input_ids = torch.full((len(batch), len(batch[0])), pad_id, dtype=torch.long)

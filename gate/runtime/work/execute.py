@@ -14,6 +14,7 @@ result differs from a cold one in the last bits only (other batch mates), which 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from gate.runtime.engines import models
 from gate.runtime.engines.device import cpu_caps
 from gate.runtime.engines.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.work.cache import ArrayCache
-from gate.runtime.work.plan import EnginePlan, Shard, WorkPlan, entry_key
+from gate.runtime.work.plan import Block, EnginePlan, Shard, WorkPlan, entry_key
 from gate.runtime.work.store import EngineInfo, EngineResults, ResultStore
 
 
@@ -87,32 +88,45 @@ def _namespace(cache: ArrayCache, runtime: TorchRuntime, key, *extra: object) ->
                                 models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *extra)
 
 
-def _owned(engine: EnginePlan, shard: Shard):
-    return [block for block in engine.blocks if shard.owns(block.number)]
+Cached = dict[str, tuple[np.ndarray, bool]]
+# One block's work for one engine kind: given the block, the texts the cache answered (text -> (array, flag))
+# and the texts to encode, encode those, adopt the cached ones, save new arrays to the cache, and yield
+# (entry key, value, flag) for every result the block owns.
+BlockStep = Callable[[Block, Cached, list[str]], Iterator[tuple[str, np.ndarray, bool]]]
 
 
-def _split(cache: ArrayCache, namespace: str, texts, fits) -> tuple[dict[str, tuple[np.ndarray, bool]], list[str]]:
-    """(the block's texts the cache answers, the texts to encode), in block order."""
-    cached = cache.get_many(namespace, texts, fits) if cache.enabled else {}
-    return cached, [t for t in texts if t not in cached]
+def _run_blocks(engine: EnginePlan, shard: Shard, cache: ArrayCache, namespace: str, info: EngineInfo,
+                fits: Callable[[str, np.ndarray], bool], step: BlockStep) -> EngineResults:
+    """The one block loop every engine kind shares: per owned block, split it into cached and missing texts
+    (`fits` rejects a cached array of the wrong shape for the model), let `step` do the kind's work, and
+    count what was encoded."""
+    values: dict[str, np.ndarray] = {}
+    flags: dict[str, bool] = {}
+    encoded = 0
+    for block in engine.blocks:
+        if not shard.owns(block.number):
+            continue
+        cached = cache.get_many(namespace, block.texts, fits) if cache.enabled else {}
+        missing = [t for t in block.texts if t not in cached]
+        for entry, value, flag in step(block, cached, missing):
+            values[entry], flags[entry] = value, flag
+        encoded += len(missing)
+    return EngineResults(info, values, flags, encoded)
 
 
 def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
+    """Token states per text (cached), then per recorded request its pairs within the block in one `score` call."""
     key = engine.key
     model, _ = runtime.engine_for(BertScoreSpec(model=key.name, layer=key.layer))
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(model.max_tokens))
     namespace = _namespace(cache, runtime, key, "token states", model.max_tokens)
-    values: dict[str, np.ndarray] = {}
-    flags: dict[str, bool] = {}
-    encoded = 0
-    for block in _owned(engine, shard):
-        cached, missing = _split(cache, namespace, block.texts, lambda t, v: model.fits(t, v))
+
+    def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         model.encode_block(missing)
         for text, (states, _) in cached.items():
             model.adopt_states(text, states)
         for text in missing if cache.enabled else ():  # token_states copies: only when kept
             cache.put(namespace, text, model.token_states(text))
-        encoded += len(missing)
         members = set(block.texts)
         for call in engine.calls:
             pairs = [pair for pair in call.pairs if pair[0] in members]  # a pair's texts share a block
@@ -121,57 +135,53 @@ def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
             raw = model.score([c for c, _ in pairs], [r for _, r in pairs],
                               idf_corpus=list(call.idf) if call.idf is not None else None)
             for i, (candidate, reference) in enumerate(pairs):
-                entry = entry_key(key, call.idf_digest, candidate, reference)
-                values[entry] = np.array([raw.precision[i], raw.recall[i], raw.f1[i]], dtype=np.float64)
-                flags[entry] = bool(raw.windowed[i])
-    return EngineResults(info, values, flags, encoded)
+                yield (entry_key(key, call.idf_digest, candidate, reference),
+                       np.array([raw.precision[i], raw.recall[i], raw.f1[i]], dtype=np.float64), bool(raw.windowed[i]))
+
+    return _run_blocks(engine, shard, cache, namespace, info, lambda t, v: model.fits(t, v), step)
 
 
 def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
+    """One vector per text; over `max_tokens` a text is truncated (the flag)."""
     key = engine.key
     embedder: Any = runtime.embedder(key.name)
     info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES), dim=int(embedder.dim),
                       max_tokens=int(embedder.max_tokens))
     namespace = _namespace(cache, runtime, key, "truncation flags", embedder.max_tokens)
-    values: dict[str, np.ndarray] = {}
-    flags: dict[str, bool] = {}
-    encoded = 0
-    for block in _owned(engine, shard):
-        cached, missing = _split(cache, namespace, block.texts, lambda _, v: embedder.fits(v))
+
+    def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         fresh = dict(zip(missing, embedder.encode_block(missing), strict=True))
-        encoded += len(missing)
         for text, (vector, truncated) in cached.items():
             embedder.adopt(text, vector, truncated)
         for text in block.texts:
-            entry = entry_key(key, text)
-            values[entry] = np.asarray(fresh[text] if text in fresh else cached[text][0], dtype=np.float32)
-            flags[entry] = embedder.truncated(text)
+            value = np.asarray(fresh[text] if text in fresh else cached[text][0], dtype=np.float32)
+            flag = embedder.truncated(text)
             if text in fresh:
-                cache.put(namespace, text, values[entry], flags[entry])
-    return EngineResults(info, values, flags, encoded)
+                cache.put(namespace, text, value, flag)
+            yield entry_key(key, text), value, flag
+
+    return _run_blocks(engine, shard, cache, namespace, info, lambda _, v: embedder.fits(v), step)
 
 
 def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
+    """The softmax of every window of a text (over `max_tokens`, overlapping windows: the flag)."""
     key = engine.key
     classifier: Any = runtime.classifier(key.name)
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(classifier.max_tokens),
                       id2label=tuple(sorted(classifier.id2label.items())))
     namespace = _namespace(cache, runtime, key, "softmax windows", classifier.max_tokens)
-    values: dict[str, np.ndarray] = {}
-    flags: dict[str, bool] = {}
-    encoded = 0
-    for block in _owned(engine, shard):
-        cached, missing = _split(cache, namespace, block.texts, lambda t, v: classifier.fits(t, v))
+
+    def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         classifier.classify_block(missing)
-        encoded += len(missing)
         for text, (probs, windowed) in cached.items():
             classifier.adopt(text, probs, windowed)
         for text in block.texts:
-            entry = entry_key(key, text)
-            values[entry], flags[entry] = classifier.softmax_windows(text)
+            value, flag = classifier.softmax_windows(text)
             if text not in cached:
-                cache.put(namespace, text, values[entry], flags[entry])
-    return EngineResults(info, values, flags, encoded)
+                cache.put(namespace, text, value, flag)
+            yield entry_key(key, text), value, flag
+
+    return _run_blocks(engine, shard, cache, namespace, info, lambda t, v: classifier.fits(t, v), step)
 
 
 _RUNNERS = {BERTSCORE: _bertscore, EMBEDDING: _embedding, CLASSIFIER: _classifier}

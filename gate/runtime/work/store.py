@@ -12,16 +12,16 @@ models and libraries) and says which file differs and how to fix it.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
 from gate.errors import InputError, Problem
+from gate.io import read_binary, write_stream_atomic
 from gate.runtime.api import Fingerprint
 from gate.runtime.work.plan import EngineKey, Shard
 
@@ -91,16 +91,8 @@ class ResultStore:
             arrays[f"e{i}_offsets"] = np.cumsum([0, *(len(r) for r in rows)], dtype=np.int64)
             arrays[f"e{i}_rows"] = (np.concatenate(rows).astype(dtype) if rows else np.zeros((0, 0), dtype))
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                np.savez(out, **arrays)
-            os.chmod(tmp, 0o644)  # an artifact like the reports, not mkstemp's private 0600
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # an artifact: permissions as the reports'. (numpy's stub types every keyword of savez as allow_pickle's bool)
+        write_stream_atomic(path, lambda out: np.savez(out, **arrays))  # type: ignore[arg-type]
         return path
 
     def _manifest(self) -> str:
@@ -120,8 +112,7 @@ class ResultStore:
         path = Path(path)
         stage = "not a readable .npz archive (truncated or damaged?)"
         try:
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
+            arrays = read_binary(path, _npz_arrays)
             stage = "an archive without a valid model-work manifest"
             manifest = json.loads(bytes(arrays["manifest"]).decode("utf-8"))
             if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -180,8 +171,8 @@ class ResultStore:
             "model-work files of different shardings")
         _check_shards(stores)
         _check(stores, lambda s: _engines_differ(first, s) is not None, lambda s: Problem(
-            file=s.source, record=_engines_differ(first, s)[0], expected=f"the same as in {first.source}",
-            found=_engines_differ(first, s)[1], fix="run every shard with the same models, libraries and precision "
+            file=s.source, record=_differs(first, s)[0], expected=f"the same as in {first.source}",
+            found=_differs(first, s)[1], fix="run every shard with the same models, libraries and precision "
             "(the same image), then merge again"), "model-work files computed with different models")
         engines = tuple(_merged_engine([s.engines[i] for s in stores]) for i in range(len(first.engines)))
         blocks = tuple(sorted(b for s in stores for b in s.blocks))
@@ -196,6 +187,11 @@ class ResultStore:
                 file=merged.source, expected=f"blocks 0..{first.total_blocks - 1}",
                 found=f"blocks {sorted(set(range(first.total_blocks)) - set(blocks))} missing", fix=_RERUN)])
         return merged
+
+
+def _npz_arrays(stream: IO[bytes]) -> dict[str, np.ndarray]:
+    with np.load(stream, allow_pickle=False) as npz:
+        return {name: npz[name] for name in npz.files}
 
 
 class _Foreign(ValueError):
@@ -215,8 +211,15 @@ def _check(stores, differs, problem, title: str) -> None:
         raise InputError(title, problems)
 
 
+def _differs(first: ResultStore, other: ResultStore) -> tuple[str, str]:
+    """How `other`'s engines differ from `first`'s (called only where they do)."""
+    return _engines_differ(first, other) or ("", "")
+
+
 def _check_shards(stores: Sequence[ResultStore]) -> None:
-    count, seen, problems = stores[0].shard.count, {}, []
+    count = stores[0].shard.count
+    seen: dict[int, str] = {}
+    problems: list[Problem] = []
     for store in stores:
         if store.shard.index in seen:
             problems.append(Problem(file=store.source, field="shard", expected="each shard once",

@@ -56,8 +56,9 @@ def compare(candidate: Mapping[str, Mapping[str, float | None]], baseline: Mappi
     cand_sys, base_sys = system_level
     shared = [key for key in candidate if key in baseline]
     for metric in per_query:
-        pairs = [(candidate[k].get(metric), baseline[k].get(metric)) for k in shared]
-        pairs = [(c, b) for c, b in pairs if c is not None and b is not None]
+        pairs: list[tuple[float, float]] = [
+            (c, b) for c, b in ((candidate[k].get(metric), baseline[k].get(metric)) for k in shared)
+            if c is not None and b is not None]
         name = SUMMARY_NAME.get(metric, metric)
         n_base = sum(1 for v in baseline.values() if v.get(metric) is not None)
         n_cand = sum(1 for v in candidate.values() if v.get(metric) is not None)

@@ -45,7 +45,7 @@ def _rouge():
 
 
 # The text metrics are pure and slow (ROUGE-L's LCS is quadratic in Python), and a run asks for each pair
-# twice: in the planning pass (gate.pipeline.plan_model_work) and when scoring. Memoised for the process.
+# twice: in the planning pass (gate.steps.model_work.plan_model_work) and when scoring. Memoised for the process.
 @cache
 def rouge_l(answer: str, expected: str) -> float:
     return float(_rouge().score(expected, answer)["rougeL"].fmeasure)

@@ -29,9 +29,8 @@ def normalise(text: str) -> str:
 
 def judgments(record: RagRecord) -> tuple[list[str], dict[str, float]] | None:
     """(retrieved keys in rank order, {relevant key: gain}); None when the sample cannot be judged."""
-    by_id = record.retrieved_ids is not None and record.ground_truth_ids is not None
-    if by_id:
-        retrieved, truth = record.retrieved_ids, record.ground_truth_ids
+    if record.retrieved_ids is not None and record.ground_truth_ids is not None:
+        retrieved, truth = list(record.retrieved_ids), list(record.ground_truth_ids)
     elif record.retrieved_contexts is not None and record.ground_truth_contexts is not None:
         retrieved = [normalise(t) for t in record.retrieved_contexts]
         truth = [normalise(t) for t in record.ground_truth_contexts]

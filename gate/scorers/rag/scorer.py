@@ -13,18 +13,32 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from gate.config import CheckConfig, RagSuiteConfig
 from gate.records.rag import RagData, RagRecord, load_rag, system_of
-from gate.results import Direction, GroupResult, Item, Key, MetricSpec, SuiteResult, Unmeasured
+from gate.results import (
+    Direction,
+    GroupResult,
+    Item,
+    ItemDetails,
+    Key,
+    MetricSpec,
+    SuiteDetails,
+    SuiteResult,
+    SuiteSettings,
+    Unmeasured,
+)
 from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.rag import compare as rag_compare
 from gate.scorers.rag import summary as rag_summary
 from gate.scorers.rag.generation import corpus_bleu, generation_metrics, texts_to_embed
 from gate.scorers.rag.grader import BUDGET_EXHAUSTED, GraderItem
 from gate.scorers.rag.retrieval import retrieval_metrics
+from gate.scorers.rag.summary import SystemSummary
 
 _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
 METRICS = {s.name: s for s in (
@@ -54,6 +68,34 @@ DEFAULT_CHECKS = {"overall_score": CheckConfig(min=0.75)}  # the seed's quality 
 GRADER_MAX_UNSCORED = 0.05
 
 
+@dataclass(frozen=True)
+class RagSettings(SuiteSettings):
+    k: tuple[int, ...]
+    embedding: str
+    faithfulness_threshold: float
+    weights: Mapping[str, float]  # of the overall score
+    judge: bool  # whether the LLM grader (gate.yml's `judge:`) ran
+    significance: Mapping[str, Any]  # gate.yml's `significance:` as JSON
+    dataset: str
+    targets: Mapping[str, Any]  # gate.yml's `targets:`
+
+
+@dataclass(frozen=True)
+class RagDetails(SuiteDetails):
+    settings: RagSettings
+    systems: Mapping[tuple[str, str], SystemSummary]  # (candidate | baseline, system) -> its summary
+    comparisons: Mapping[str, tuple[rag_compare.Row, ...]]  # "<candidate> vs <baseline>" -> per-metric rows
+
+
+@dataclass(frozen=True)
+class RagItemDetails(ItemDetails):
+    """A query's answers, shown side by side for the queries that got worse."""
+
+    answer: str
+    expected: str
+    which: str  # candidate | baseline
+
+
 def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
     k_metrics = [f"{m}.{k}" for m in ("precision_at_k", "recall_at_k", "ndcg_at_k") for k in suite.k]
     judged = [f"judge_{c}" for c in suite.judge.criteria] if suite.judge.enabled else []
@@ -65,7 +107,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     records = [("candidate", r) for r in data.candidates] + [("baseline", r) for r in data.baseline]
     embedding = suite.embedding or context.gate.models.embedding
     texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
-    fingerprint = {"embedding": None, "k": suite.k, "faithfulness_threshold": suite.faithfulness_threshold}
+    fingerprint: dict[str, object] = {"embedding": None, "k": suite.k,
+                                      "faithfulness_threshold": suite.faithfulness_threshold}
     lookup, truncation = {}, None
     if texts:
         embedded = context.runtime.embed(embedding, texts)
@@ -102,47 +145,49 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
                             for metric, k in partly.items()]
             summaries[(which, system)] = (rows, metrics, summary)
     comparisons = _comparisons(records, values, columns, summaries, suite)
-    for (system, base), rows in comparisons.items():
+    for (system, base), compared in comparisons.items():
         key = (("system", system), ("baseline", base))
-        metrics = rag_compare.comparison_metrics(rows)
-        groups.append(GroupResult("comparison", key, metrics, len(rows)))
+        metrics = rag_compare.comparison_metrics(compared)
+        groups.append(GroupResult("comparison", key, metrics, len(compared)))
         gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
     notes = [n for n in (judge_note, truncation) if n] + judge_notes
     for (_, system), (_, _, summary) in summaries.items():
-        if summary["left_out"]:
-            notes.append(f"{system}: the overall score leaves out {', '.join(summary['left_out'])} (unmeasured) "
+        if summary.left_out:
+            notes.append(f"{system}: the overall score leaves out {', '.join(summary.left_out)} (unmeasured) "
                          "and rescales the other weights.")
     return SuiteResult(
         name=name, kind="rag", metrics={}, groups=tuple(groups),
         items=tuple(_item(records[i][1], records[i][0], values[i], columns) for i in range(len(records))),
         item_columns=("id", "system", "query", *columns), unmeasured=tuple(gaps), fingerprint=fingerprint,
-        settings={"k": suite.k, "embedding": embedding, "faithfulness_threshold": suite.faithfulness_threshold,
-                  "weights": dict(suite.overall_weights), "judge": suite.judge.enabled,
-                  "significance": suite.significance.model_dump(mode="json"), "dataset": suite.dataset_name or name,
-                  "targets": suite.targets.model_dump()},
-        inputs={"systems": {f"{which}:{system}": summary for (which, system), (_, _, summary) in summaries.items()},
-                "comparisons": {f"{s} vs {b}": [r.__dict__ for r in rows] for (s, b), rows in comparisons.items()}},
+        details=RagDetails(
+            RagSettings(k=tuple(suite.k), embedding=embedding, faithfulness_threshold=suite.faithfulness_threshold,
+                        weights=dict(suite.overall_weights), judge=suite.judge.enabled,
+                        significance=suite.significance.model_dump(mode="json"), dataset=suite.dataset_name or name,
+                        targets=suite.targets.model_dump()),
+            systems={key: summary for key, (_, _, summary) in summaries.items()},
+            comparisons={f"{s} vs {b}": tuple(rows) for (s, b), rows in comparisons.items()}),
         notes=tuple(notes),
     )
 
 
 def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Sequence[str],
-            suite: RagSuiteConfig, lost: Mapping[str, str]) -> tuple[dict[str, float | None], dict]:
+            suite: RagSuiteConfig, lost: Mapping[str, str]) -> tuple[dict[str, float | None], SystemSummary]:
     metrics: dict[str, float | None] = {}
     for column in columns:
         measured = [v[column] for v in values if v.get(column) is not None]
         name = rag_compare.SUMMARY_NAME.get(column, column)
         metrics[name] = math.fsum(measured) / len(measured) if measured and name not in lost else None
-    answered = [r for r in records if r.actual_answer.strip() and r.expected_answer and r.expected_answer.strip()]
-    metrics["bleu"] = corpus_bleu([r.actual_answer for r in answered], [r.expected_answer for r in answered])
+    answered = [(r.actual_answer, r.expected_answer) for r in records
+                if r.actual_answer.strip() and r.expected_answer and r.expected_answer.strip()]
+    metrics["bleu"] = corpus_bleu([a for a, _ in answered], [e for _, e in answered])
     metrics.update(rag_summary.performance(records, suite.cost_per_1k_tokens))
     score, left_out = rag_summary.overall(metrics, suite.overall_weights, max(suite.k))
     metrics["overall_score"] = score
     metrics["queries"] = float(len(records))
     letter = rag_summary.grade(score)
-    return metrics, {"grade": letter, "left_out": left_out, "n": len(records),
-                     "issues": rag_summary.issues(metrics, suite.targets, max(suite.k)),
-                     "insights": rag_summary.insights(metrics, letter, suite.targets)}
+    return metrics, SystemSummary(letter, tuple(left_out), len(records),
+                                  tuple(rag_summary.issues(metrics, suite.targets, max(suite.k))),
+                                  tuple(rag_summary.insights(metrics, letter, suite.targets)))
 
 
 def _comparisons(records, values, columns, summaries, suite) -> dict[tuple[str, str], list]:
@@ -164,6 +209,8 @@ def _grade(suite: RagSuiteConfig, records,
     """Grader scores by record index, the run's note, and by record index the judge_* metrics it could not grade."""
     if not suite.judge.enabled:
         return {}, None, {}
+    if context.judge is None:  # the command hands one in whenever a suite enables it
+        raise TypeError("the RAG suite enables its LLM grader, but the scoring context holds none")
     items = [GraderItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
                        r.expected_answer or "")
              for index, (_, r) in enumerate(records) for criterion in suite.judge.criteria]
@@ -205,7 +252,7 @@ def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -
     system = system_of(record, which)
     return Item(key=(("id", record.key), ("system", system), ("query", record.query)),
                 values={c: values.get(c) for c in columns}, source=record.source_ref,
-                details={"answer": record.actual_answer, "expected": record.expected_answer or "", "which": which})
+                details=RagItemDetails(record.actual_answer, record.expected_answer or "", which))
 
 
 RAG = Scorer(

@@ -13,12 +13,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from gate.config import Targets
 from gate.records.rag import RagRecord
 
 GRADES = ((0.9, "A"), (0.8, "B"), (0.7, "C"), (0.6, "D"))
 DESCRIPTIONS = {"A": "excellent", "B": "good", "C": "fair", "D": "poor", "F": "failing"}
+
+
+@dataclass(frozen=True)
+class SystemSummary:
+    """One system's summary beyond its metrics, as the seed's evaluation report has it."""
+
+    grade: str | None  # None: no overall score
+    left_out: tuple[str, ...]  # overall-score components left out as unmeasured (the rest rescaled)
+    n: int  # queries
+    issues: tuple[str, ...]
+    insights: tuple[str, ...]
 
 
 def performance(records: Sequence[RagRecord], cost_per_1k_tokens: float) -> dict[str, float | None]:

@@ -194,7 +194,9 @@ def test_bfloat16_on_cpu_is_close_to_float32(albert_dir, classifier):
     # retrained tiny model can land anywhere, so there only the decision is compared.
     confident = np.abs(full - 0.5) > 0.2
     assert confident.sum() >= len(texts) // 2
-    assert np.abs(low - full)[confident].max() < 0.02
+    # 0.05: a probability's error is p(1-p) times the logit's, and bf16 rounds logits of the tiny model by up to
+    # ~0.15 (seen: 0.037 where the CPU emulates bf16 without AVX-512); the decision must still agree exactly.
+    assert np.abs(low - full)[confident].max() < 0.05
     assert ((low > 0.5) == (full > 0.5))[confident].all()
 
 

@@ -15,6 +15,7 @@ from gate import io
 from gate.errors import ExitCode, ModelUnavailable
 from gate.runtime.engines import models
 from gate.runtime.engines.models import ModelSource, ResolvedModel, resolve, weights_digest
+from gate.settings import Settings
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -104,12 +105,29 @@ def test_gate_model_directory_in_hub_cache_layout(in_tmp):
     assert (found.path, found.source, found.revision) == (single, ModelSource.GATE_CACHE, "f" * 40)
 
 
-def test_llm_gate_model_dir_is_honoured_before_the_cache_dir(in_tmp, monkeypatch):
+def test_llm_gate_model_dir_is_honoured_before_the_cache_dir(in_tmp):
+    """LLM_GATE_MODEL_DIR reaches the runtime through the settings (read once), not through os.environ."""
     first = hf_layout(in_tmp / "baked", "org/name", commit="a" * 40)
     hf_layout(in_tmp / "cache" / "models", "org/name", commit="b" * 40)
-    monkeypatch.setenv("LLM_GATE_MODEL_DIR", os.pathsep.join([str(in_tmp / "empty"), str(in_tmp / "baked")]))
-    found = resolve("org/name", base_dir=in_tmp, cache_dir=in_tmp / "cache")
+    from gate.config import RuntimeConfig
+    from gate.runtime.engines.session import TorchRuntime
+
+    dirs = os.pathsep.join([str(in_tmp / "empty"), str(in_tmp / "baked")])
+    settings = Settings.from_env({"LLM_GATE_MODEL_DIR": dirs})
+    runtime = TorchRuntime(RuntimeConfig(cache_dir=str(in_tmp / "cache")), in_tmp, model_dirs=settings.model_dirs)
+    found = runtime.resolve("org/name")
     assert (found.path, found.source, found.revision) == (first, ModelSource.GATE_CACHE, "a" * 40)
+
+
+def test_the_runtime_reads_no_environment(in_tmp, monkeypatch):
+    """Below the CLI the environment is not read: a model directory only the process environment names is not
+    searched (the settings carry it), and the hub switch is the settings' too."""
+    hf_layout(in_tmp / "baked", "org/name")
+    monkeypatch.setenv("LLM_GATE_MODEL_DIR", str(in_tmp / "baked"))
+    with pytest.raises(ModelUnavailable):
+        resolve("org/name", base_dir=in_tmp, cache_dir=in_tmp / "cache")
+    assert Settings.from_env({"HF_HUB_OFFLINE": "1"}).hub_offline
+    assert not Settings.from_env({}).hub_offline and Settings.from_env({}).model_dirs == ()
 
 
 def test_the_hugging_face_cache_comes_last(in_tmp, isolated):
@@ -195,7 +213,8 @@ def test_allow_download_never_downloads_when_the_hub_is_off(in_tmp, monkeypatch)
     monkeypatch.setattr(models, "pull", no_pull)
     started = time.monotonic()
     with pytest.raises(ModelUnavailable):
-        resolve("org/some-missing-model", base_dir=in_tmp, cache_dir=in_tmp / "cache", allow_download=True)
+        resolve("org/some-missing-model", base_dir=in_tmp, cache_dir=in_tmp / "cache", allow_download=True,
+                hub_offline=Settings.from_env({"HF_HUB_OFFLINE": "1"}).hub_offline)
     assert time.monotonic() - started < 5
     assert calls and all(c.get("local_files_only") for c in calls)
     assert not (in_tmp / "cache" / "models" / "models--org--some-missing-model").exists()

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gate.io import blobs
+from gate.io.write import is_temporary
 from gate.runtime.work.cache import MAGIC, ArrayCache, decode_entry, encode_entry
 
 NS = ArrayCache.namespace("embedding", "sha256:abc", "cpu", "float32")
@@ -106,7 +107,7 @@ def test_a_full_disk_mid_write_leaves_no_torn_entry(tmp_path):
         signal.signal(signal.SIGXFSZ, old_handler)
     stats = cache.finish()
     assert stats.written == 1 and len(stats.notes) == 1
-    assert [p.name.startswith(blobs.TEMP_PREFIX) for p in (tmp_path / "vectors").rglob("*") if p.is_file()] == [False]
+    assert [is_temporary(p.name) for p in (tmp_path / "vectors").rglob("*") if p.is_file()] == [False]
     assert set(ArrayCache(tmp_path, 2**30).get_many(NS, ["small", "large"])) == {"small"}
 
 
@@ -148,4 +149,4 @@ def test_concurrent_runs_never_read_a_torn_entry(tmp_path):
     with multiprocessing.get_context("spawn").Pool(3) as pool:
         outcomes = pool.starmap(_hammer, [(str(tmp_path), seed) for seed in range(3)])
     assert outcomes == [(0, 0)] * 3
-    assert not [p for p in (tmp_path / "vectors").rglob(f"{blobs.TEMP_PREFIX}*")]
+    assert not [p for p in (tmp_path / "vectors").rglob("*") if is_temporary(p.name)]

@@ -16,9 +16,15 @@ import numpy as np
 import pytest
 
 from gate.config import RuntimeConfig
-from gate.config.loader import load_config
 from gate.errors import InputError
-from gate.pipeline import (
+from gate.run import read_config
+from gate.runtime.api import BertScoreSpec
+from gate.runtime.engines.session import TorchRuntime, resolve_layer
+from gate.runtime.work.execute import execute
+from gate.runtime.work.plan import RecordingRuntime, Shard, build_plan
+from gate.runtime.work.replay import StoreRuntime
+from gate.runtime.work.store import ResultStore
+from gate.steps import (
     compute_model_work,
     load_suites,
     merge_model_work,
@@ -26,12 +32,6 @@ from gate.pipeline import (
     score,
     select_suites,
 )
-from gate.runtime.api import BertScoreSpec
-from gate.runtime.engines.session import TorchRuntime, resolve_layer
-from gate.runtime.work.execute import execute
-from gate.runtime.work.plan import RecordingRuntime, Shard, build_plan
-from gate.runtime.work.replay import StoreRuntime
-from gate.runtime.work.store import ResultStore
 from tests.conftest import EXAMPLES
 from tests.support.tiny_models import FEEDBACK_SENTENCES, build_tiny_bert
 
@@ -40,7 +40,7 @@ BLOCK = 40  # texts per block: 4 BERTScore, 2 classifier and 11 embedding blocks
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
-    config = load_config(EXAMPLES / "gate.yml")
+    config = read_config(EXAMPLES / "gate.yml")
     cache = tmp_path_factory.mktemp("cache")
     config = config.model_copy(update={"runtime": config.runtime.model_copy(update={"cache_dir": str(cache)})})
     return config, EXAMPLES, load_suites(select_suites(config, []), EXAMPLES)

@@ -147,10 +147,10 @@ def test_comparison_is_direction_aware(tmp_path):
               for i, (a, e) in enumerate(ANSWERS)]
     worse = [sample(i, a, e, retrieved_ids=["x", "y", "g"], ground_truth_ids=["g"]) for i, (a, e) in enumerate(ANSWERS)]
     result = run(tmp_path, better, worse, significance=Significance(resamples=2000))
-    rows = {r["metric"]: r for r in result.inputs["comparisons"]["candidate vs baseline"]}
-    assert rows["mrr"]["outcome"] == "improvement" and rows["mrr"]["delta"] == pytest.approx(1 - 1 / 3)
-    assert rows["latency_mean"]["delta"] < 0 and rows["latency_mean"]["outcome"] == "improvement"  # faster
-    assert rows["rouge_l"]["outcome"] == "no significant change"
+    rows = {r.metric: r for r in result.details.comparisons["candidate vs baseline"]}
+    assert rows["mrr"].outcome == "improvement" and rows["mrr"].delta == pytest.approx(1 - 1 / 3)
+    assert rows["latency_mean"].delta < 0 and rows["latency_mean"].outcome == "improvement"  # faster
+    assert rows["rouge_l"].outcome == "no significant change"
     comparison = group(result, "comparison")
     assert comparison["regressions"] == 0 and comparison["improvements"] >= 2
     assert comparison["delta_mrr"] == pytest.approx(2 / 3)

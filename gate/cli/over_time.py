@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from gate.cli import AllowOutsideOption, ConfigOption, app, baseline_app, path_policy
+from gate.cli.app import AllowOutsideOption, ConfigOption, app, baseline_app, path_policy, settings
 
 
 @baseline_app.command("bless")
@@ -26,13 +25,12 @@ def baseline_bless(
     """Make this run the baseline: drift outputs (with --model), then a metric snapshot per suite with its
     fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable."""
     from gate.commands.bless import bless
-    from gate.settings import Settings
 
-    settings = Settings.from_env(os.environ, config=str(config) if config else None)
+    chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
-        bless(settings.config_path, tuple(suite or ()), model=model, model_version=model_version, metrics=metrics,
-              commit=commit or settings.github.sha, dry_run=dry_run,
-              now=datetime.now(timezone.utc).replace(microsecond=0), settings=settings)
+        bless(chosen.config_path, tuple(suite or ()), model=model, model_version=model_version, metrics=metrics,
+              commit=commit or chosen.github.sha, dry_run=dry_run,
+              now=datetime.now(timezone.utc).replace(microsecond=0), settings=chosen)
 
 
 @app.command()
@@ -48,18 +46,14 @@ def merge(
     allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Merge the N shards of `run --shard i/N` (exactly an unsharded run), then judge, report and publish."""
-    from gate.commands.shard import merge as merge_shards
-    from gate.settings import Settings
+    from gate import run as pipeline
 
-    settings = Settings.from_env(os.environ, config=str(config) if config else None,
-                                 output_dir=str(output_dir) if output_dir else None, suites=tuple(suite or ()),
-                                 publish=False if no_publish else None, models=tuple(model or ()),
-                                 record_history=record_history)
-    given = os.environ.get("INPUT_SHARDS", "").strip()
-    paths = list(shards or ()) or [Path(p) for p in given.split()] or [
-        (settings.output_dir or Path("gate-report")) / "shards"]
+    chosen = settings(config, output_dir, suites=tuple(suite or ()), publish=False if no_publish else None,
+                      models=tuple(model or ()), record_history=record_history,
+                      shards=tuple(str(p) for p in shards or ()))
+    paths = list(chosen.shards) or [(chosen.output_dir or Path("gate-report")) / "shards"]
     with path_policy(allow_paths_outside_workspace):
-        code = merge_shards(settings, paths, quiet=quiet, record_history=settings.record_history)
+        code = pipeline.run(chosen, quiet=quiet, shards=paths)
     raise typer.Exit(int(code))
 
 
@@ -74,11 +68,10 @@ def history(
 ) -> None:
     """Print the trend of each key metric over the default branch's recorded runs."""
     from gate.commands.history import show_history
-    from gate.settings import Settings
 
-    settings = Settings.from_env(os.environ, config=str(config) if config else None)
+    chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
-        show_history(settings, tuple(suite or ()), tuple(metric or ()), last, as_json)
+        show_history(chosen, tuple(suite or ()), tuple(metric or ()), last, as_json)
 
 
 @app.command()

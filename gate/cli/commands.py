@@ -1,0 +1,132 @@
+"""`llm-gate run`, `publish`, `init`, `schema`, `models list|pull` and `sample`: each parses its options, builds
+its `Settings` and makes one call; `run` calls `gate.run`, the pipeline. Imports happen inside the commands, so
+`--help` stays fast and never loads torch."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gate.cli.app import AllowOutsideOption, ConfigOption, app, models_app, path_policy, settings
+from gate.config import CommentMode
+from gate.errors import ExitCode
+from gate.settings import FailOn
+
+
+@app.command()
+def run(
+    config: ConfigOption = None,
+    output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: E501
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Score only this model (repeatable); replaces the suites' `models:`.")] = None,  # noqa: E501
+    no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
+    fail_on: Annotated[FailOn | None, typer.Option(help="fail (default): exit 1 on failures; warn: also on warnings.")] = None,  # noqa: E501
+    comment: Annotated[CommentMode | None, typer.Option(help="PR comment: sticky (edit one per gate), new, off. Default: gate.yml.")] = None,  # noqa: E501
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
+    shard: Annotated[str | None, typer.Option(help="Compute only shard i/N of the model work and save it (then `llm-gate merge`).")] = None,  # noqa: E501
+    allow_paths_outside_workspace: Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name files outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read the runner's files.")] = False,  # noqa: E501
+) -> None:
+    """Score, judge and report: the gate itself.
+
+    In GitHub Actions it also writes the job summary and step outputs, and with a token posts the
+    sticky PR comment and the check run. Publishing problems never change the exit code.
+    """
+    from gate import run as pipeline
+
+    chosen = settings(config, output_dir, suites=tuple(suite or ()), publish=False if no_publish else None,
+                      fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
+                      models=tuple(model or ()), shard=shard, record_history=record_history)
+    with path_policy(allow_paths_outside_workspace):
+        if chosen.shard:
+            raise typer.Exit(int(pipeline.run_shard(chosen, quiet=quiet)))
+        raise typer.Exit(int(pipeline.run(chosen, quiet=quiet)))
+
+
+@app.command()
+def publish(
+    report: Annotated[Path | None, typer.Option(help="The report directory a run wrote (default: INPUT_REPORT_DIR "
+                                                     "or gate-report).")] = None,
+    comment: Annotated[CommentMode | None, typer.Option(help="sticky (default), new or off.")] = None,
+) -> None:
+    """Post a saved report (publish.json) to the pull request: for fork PRs, from a workflow_run workflow."""
+    from gate.commands.publish import publish_report
+
+    chosen = settings(comment=comment.value if comment else None, report_dir=str(report) if report else None)
+    raise typer.Exit(int(publish_report(chosen.report_dir, chosen)))
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="The repository to set up.")] = Path("."),
+    fork_safe: Annotated[bool, typer.Option(help="Also write the workflow_run workflow that publishes for "
+                                                 "pull requests from forks.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+) -> None:
+    """Write a starter gate.yml and the GitHub workflow(s) that run it on pull requests."""
+    from gate.commands.init import init_repository
+
+    init_repository(directory, fork_safe=fork_safe, force=force)
+
+
+@app.command()
+def schema(
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to a file instead of stdout.")] = None,
+) -> None:
+    """Print the JSON Schema of gate.yml (for editors and validation)."""
+    import json
+
+    from gate import io
+    from gate.config import json_schema
+
+    text = json.dumps(json_schema(), indent=2) + "\n"
+    if output:
+        io.write_text_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+@models_app.command("list")
+def models_list(config: ConfigOption = None, allow_paths_outside_workspace: AllowOutsideOption = False) -> None:
+    """Show each configured model and where it would be loaded from (nothing is downloaded).
+
+    Exits 3 (runtime failure) when a model the gate's suites use cannot load offline: the config is valid, but
+    a run would fail until the model is pulled (`llm-gate models pull`)."""
+    from gate.commands.models import list_models
+
+    model_dirs = settings().model_dirs
+    with path_policy(allow_paths_outside_workspace):
+        missing = list_models(config, model_dirs)
+    if missing:
+        raise typer.Exit(int(ExitCode.RUNTIME_FAILURE))
+
+
+@models_app.command("pull")
+def models_pull(
+    names: Annotated[list[str] | None, typer.Argument(help="Hub ids; default: the models of the config.")] = None,
+    config: ConfigOption = None,
+    target: Annotated[Path | None, typer.Option(help="Model directory (default: <cache_dir>/models; "
+                                                       "set LLM_GATE_MODEL_DIR to read it at run time).")] = None,
+    allow_paths_outside_workspace: AllowOutsideOption = False,
+) -> None:
+    """Download models into the gate's model directory so runs work offline."""
+    from gate.commands.models import pull_models
+
+    with path_policy(allow_paths_outside_workspace):
+        pull_models(names or [], config, target)
+
+
+@app.command()
+def sample(
+    exercises: Annotated[list[Path], typer.Argument(help="Exercise JSON files with scored submissions.")],
+    output_dir: Annotated[Path, typer.Option("--output-dir", "-o", help="Where sampled_exercise-<id>.json go.")],
+    per_exercise: Annotated[int, typer.Option(min=1, help="Submissions per exercise (the seed uses 10-12).")] = 12,
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same sample.")] = 0,
+) -> None:
+    """Sample submissions per exercise, spread over the score range (the seed's exercise sampling)."""
+    from gate.commands.sample import sample_exercises
+
+    sample_exercises(exercises, output_dir, per_exercise, seed)

@@ -1,0 +1,82 @@
+"""`main`: one `llm-gate` command inside the guards every command runs in, and its exit code.
+
+Secrets are redacted from stdout, stderr and logs (gate/redact.py), the paths a config names are confined to
+the workspace (gate/io/paths.py), and a user-facing error becomes its message and exit code, never a bare
+traceback. The environment this reads (LLM_GATE_DEBUG, the secrets to redact, the path opt-in) is the
+process's own; a command's settings come from `gate.cli.app.settings`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from gate.cli.app import app
+from gate.errors import ExitCode, GateError
+from gate.publish import actions
+
+
+def main() -> None:
+    """Entry point: a user-facing error becomes a message and its exit code, never a bare traceback.
+
+    The whole command runs with secrets redacted from stdout, stderr and logs (gate/redact.py) and with
+    the paths a config names confined to the workspace (gate/io/paths.py).
+    """
+    from gate import interrupt, redact
+    from gate.io import paths
+
+    environ = os.environ
+    debug = redact.debug_enabled(environ)
+    with interrupt.handling(), redact.guard(environ, debug=debug), \
+            paths.use(paths.PathPolicy.from_env(environ)):
+        code = _dispatch(debug)
+    sys.exit(code)
+
+
+def _dispatch(debug: bool) -> int:
+    try:
+        code = app(standalone_mode=False)  # returns the exit code instead of calling sys.exit
+        return _unless_interrupted(int(code or 0))
+    except GateError as exc:
+        _print_error(exc)
+        return int(exc.exit_code)
+    except typer.Exit as exc:
+        return _unless_interrupted(int(exc.exit_code))
+    except (typer.Abort, KeyboardInterrupt):
+        return _unless_interrupted(130, always=True)
+    except typer.TyperException as exc:  # usage errors: unknown option, bad value
+        show = getattr(exc, "show", None)
+        if show is None:
+            raise
+        show()
+        return int(ExitCode.INVALID_INPUT)
+    except Exception as exc:  # anything unexpected: a message, not a traceback
+        if debug:  # printed here, inside the redacting streams, not by the interpreter after them
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+        sys.stderr.write(f"llm-gate: internal error: {type(exc).__name__}: {exc}\n"
+                         "Set LLM_GATE_DEBUG=1 for the traceback and please report it.\n")
+        return int(ExitCode.RUNTIME_FAILURE)
+
+
+def _unless_interrupted(code: int, always: bool = False) -> int:
+    """An interrupted run's exit code (130 SIGINT, 143 SIGTERM) and its one line. typer turns any
+    KeyboardInterrupt into a silent exit 130, so which signal it was comes from `gate.interrupt`."""
+    from gate import interrupt
+
+    exc = interrupt.raised()
+    if exc is None:
+        if always:
+            sys.stderr.write("llm-gate: interrupted: the run was aborted before it finished, so it has no verdict\n")
+        return code
+    sys.stderr.write(interrupt.message(exc) + "\n")
+    return exc.exit_code
+
+
+def _print_error(exc: GateError) -> None:
+    label = {ExitCode.INVALID_INPUT: "invalid input", ExitCode.RUNTIME_FAILURE: "runtime failure"}
+    # Problems quote file names and values from the inputs: a line of theirs must not become a workflow command.
+    sys.stderr.write(actions.inert_commands(f"llm-gate: {label.get(exc.exit_code, 'error')}: {exc}") + "\n")

@@ -1,0 +1,264 @@
+"""THE pipeline of DESIGN.md §1: settings → config → records → measure (plan, execute or replay) → judge →
+render → publish → exit code.
+
+`run` calls the steps below in order; each is a named function the other commands reuse: `baseline bless`
+measures with `measure`, `llm-gate merge` is `run` with the model work replayed from the shards' files, and
+`run --shard i/N` (`run_shard`) stops after executing its share. Scorers measure; only `judge` decides; a
+failed gate is exit 1, not an exception. The steps' helpers live in `gate.steps`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from gate import interrupt, io, report
+from gate.baselines import comparison, flow, history
+from gate.baselines.snapshots import SnapshotComparison
+from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
+from gate.config.loader import load_config
+from gate.errors import ExitCode
+from gate.judge import GateVerdict, Verdict, judge_gate, judge_suite
+from gate.publish import bundle as publishing
+from gate.publish.flow import publish as publish_report
+from gate.publish.github.client import GitHubPublisher, publisher_for
+from gate.report.context import RunInfo
+from gate.report.json_report import report_json
+from gate.results import SuiteResult
+from gate.runtime.api import RuntimeSummary
+from gate.runtime.facade import (
+    ResultStore,
+    Shard,
+    StoreRuntime,
+    TorchRuntime,
+    model_work_summary,
+    open_cache,
+    show_progress,
+)
+from gate.scorers import SCORERS, get_scorer
+from gate.settings import FailOn, Settings
+from gate.steps import (
+    LoadedSuite,
+    compute_model_work,
+    guarded,
+    load_suites,
+    make_bundle,
+    merge_model_work,
+    print_summary,
+    read_event,
+    report_place,
+    score,
+    select_suites,
+    shard_file,
+    shard_files,
+    trends,
+)
+
+
+def run(settings: Settings, *, quiet: bool = False, shards: Sequence[Path] = ()) -> ExitCode:
+    """`llm-gate run`, and `llm-gate merge` when `shards` (files or directories) replace executing the model work."""
+    show_progress(not quiet)
+    config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
+    base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
+    selected = select_suites(config, settings.suites, settings.models)
+    io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the model work
+    results, model_work = measure(config, selected, base_dir, settings, shards=shards)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    pr = pull_request(settings, base_dir)
+    comparisons = compare(config, results, base_dir, now, pr.changed_files)
+    verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite",
+                    comparisons)
+    past = guarded(settings, "reading the history", lambda: flow.read_history(config, base_dir, pr.publisher),
+                   flow.HistoryRead(notes=["history: could not be read (see the log)"]))
+    record, record_note = flow.should_record(config, settings, pr.event, settings.record_history)
+    info = describe(verdict, config, settings, results, now, output_dir, pr.target, past,
+                    notes=(record_note,), model_work=model_work)
+    written, bundle = render(verdict, info, config, settings, base_dir, output_dir, pr.target)
+    if settings.publish:
+        publish(bundle, written, config, settings, pr.publisher)
+    print_summary(verdict, written)
+    if record and verdict.suites:
+        record_history(verdict, info, config, settings, base_dir, pr.publisher, past)
+    return exit_code(verdict, settings.fail_on)
+
+
+def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
+    """`llm-gate run --shard i/N`: plan the whole run's model work, execute share i of N, save it for `merge`."""
+    show_progress(not quiet)
+    shard = Shard.parse(settings.shard or "")
+    config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
+    base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
+    loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
+    store = compute_model_work(loaded, config, torch_runtime(config, base_dir, settings), base_dir, shard=shard,
+                               cache=open_cache(config.runtime))
+    path = store.save(shard_file(output_dir, shard))
+    encoded = sum(e.encoded for e in store.engines)
+    sys.stdout.write(f"shard {shard.index}/{shard.count} of {config.name}: {len(store.blocks)} of "
+                     f"{store.total_blocks} blocks, {encoded} texts encoded\n  wrote {io.display_path(path)}\n"
+                     f"  merge all {shard.count} files with `llm-gate merge` (same config and inputs)\n")
+    return ExitCode.PASSED
+
+
+# ---------------------------------------------------------------- config → records → measure
+
+
+def read_config(path: Path, *, output_dir_given: bool = False) -> GateConfig:
+    """gate.yml, validated; `checks:` may name only the metrics the scorers produce."""
+    return load_config(path, metrics=SCORERS, output_dir_given=output_dir_given)
+
+
+def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_dir: Path, settings: Settings, *,
+            shards: Sequence[Path] = ()) -> tuple[list[SuiteResult], RuntimeSummary | None]:
+    """Records → model work (planned, then executed here or replayed from `shards`) → scores; no verdicts. Also
+    what the model work cost (None: none ran here)."""
+    grader = llm_grader(settings, selected, Path(config.runtime.cache_dir))  # refused before any model work
+    loaded = load_suites(selected, base_dir)
+    store, model_work = (replay(shards, loaded, config, base_dir) if shards
+                         else execute(loaded, config, base_dir, settings))
+    return score(loaded, config, StoreRuntime(store), base_dir, judge=grader), model_work
+
+
+def execute(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
+            settings: Settings) -> tuple[ResultStore, RuntimeSummary | None]:
+    """The whole model work, planned and executed on this machine (reusing the persistent cache)."""
+    runtime, cache = torch_runtime(config, base_dir, settings), open_cache(config.runtime)
+    store = compute_model_work(loaded, config, runtime, base_dir, cache=cache)
+    model_work = model_work_summary(runtime, cache, store)
+    for note in model_work.notes if model_work else ():
+        sys.stderr.write(f"warning: {note}\n")
+    return store, model_work
+
+
+def replay(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,
+           base_dir: Path) -> tuple[ResultStore, None]:
+    """The model work `run --shard` saved, merged and checked against this run's own plan; no model loads."""
+    files = shard_files(paths)
+    store = merge_model_work(files, loaded, config, base_dir)
+    for note in store.notes:
+        sys.stderr.write(f"llm-gate: merge: {note}\n")
+    sys.stdout.write(f"merged {len(files)} shards of {config.name} ({store.total_blocks} blocks)\n")
+    return store, None
+
+
+def torch_runtime(config: GateConfig, base_dir: Path, settings: Settings) -> TorchRuntime:
+    """The run's one model runtime; where models are found offline comes from the settings."""
+    return TorchRuntime(config.runtime, base_dir, model_dirs=settings.model_dirs, hub_offline=settings.hub_offline)
+
+
+def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]],
+               cache_dir: Path) -> Callable[[Any, Any], Any]:
+    """The LLM grader for RAG suites that enable it. Every enabled one of `selected` is checked first against what
+    the workflow allows (`settings.judge`: endpoints, key variable, never a GitHub token), located in gate.yml."""
+    access = settings.judge
+    grader_access.check(selected, access, settings.config_path)
+
+    def grade(config: Any, items: Any) -> Any:
+        from gate.scorers.rag.grader_client import run_grader
+
+        return run_grader(config, access.key(config), items, cache_dir=cache_dir / "judge" if config.cache else None)
+    return grade
+
+
+# ---------------------------------------------------------------- judge
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """What the run knows of the pull request (or push) it gates; all None outside a workflow."""
+
+    event: dict[str, Any] | None
+    target: publishing.Target
+    publisher: GitHubPublisher | None  # None: --no-publish, so no API call at all
+    changed_files: list[Path] | None  # None: unknown
+
+
+def pull_request(settings: Settings, base_dir: Path) -> PullRequest:
+    event = read_event(settings)
+    target = publishing.target_from_event(settings.github.event_name, event, settings.github.sha)
+    publisher = publisher_for(settings) if settings.publish else None
+    changed = guarded(settings, "reading the pull request's files",
+                      lambda: flow.changed_files(settings, event, base_dir, publisher), None)
+    return PullRequest(event, target, publisher, changed)
+
+
+def compare(config: GateConfig, results: Sequence[SuiteResult], base_dir: Path, now: datetime,
+            changed_files: list[Path] | None) -> dict[str, SnapshotComparison]:
+    """Each suite's blessed snapshot, where it is comparable with this run (what change checks compare with)."""
+    return comparison.comparisons(config, results, base_dir, now, changed_files)
+
+
+def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: str | None = None,
+          comparisons: Mapping[str, SnapshotComparison] | None = None) -> GateVerdict:
+    """Verdicts; change checks (`max_decrease`…) compare with each suite's baseline snapshot in `comparisons`."""
+    verdicts = []
+    for result in results:
+        suite = config.suites[result.name]
+        scorer = get_scorer(suite.kind)
+        verdicts.append(judge_suite(result, scorer.checks_for(suite), suite.unmeasured,
+                                    (comparisons or {}).get(result.name),
+                                    partial(scorer.item_column, columns=result.item_columns)))
+    return judge_gate(config.name, verdicts, skipped_reason)
+
+
+# ---------------------------------------------------------------- render → publish → history → exit code
+
+
+def describe(verdict: GateVerdict, config: GateConfig, settings: Settings, results: Sequence[SuiteResult],
+             now: datetime, output_dir: Path, target: publishing.Target, past: flow.HistoryRead, *,
+             notes: Sequence[str | None] = (), model_work: RuntimeSummary | None = None) -> RunInfo:
+    """Everything the reports say beyond the verdict: the run, its trends, stale baselines, history notes."""
+    return RunInfo(
+        generated_at=now.isoformat(),
+        output_dir=io.display_path(output_dir), commit=target.head_sha, repository=settings.github.repository,
+        run_url=settings.github.run_url, selected_suites=settings.suites, fail_on=settings.fail_on.value,
+        dashboard=ReportFormat.HTML in config.report.formats,
+        trends=trends(config, verdict, past.entries),
+        stale_outputs=comparison.stale_output_baselines(results, now, config.baselines.max_age_days),
+        history_notes=tuple(n for n in [*past.notes, *notes] if n),
+        runtime=model_work.to_dict() if model_work else None,
+    )
+
+
+def render(verdict: GateVerdict, info: RunInfo, config: GateConfig, settings: Settings, base_dir: Path,
+           output_dir: Path, target: publishing.Target) -> tuple[report.WrittenReport, publishing.PublishBundle]:
+    """The report files and publish.json (for `llm-gate publish` later), all of them or none."""
+    descriptions = {name: suite.description for name, suite in config.suites.items()}
+    # The whole set is staged and swapped in under a lock (gate.io.report_dir): publish.json and report.json
+    # are always one run's, and nothing of an earlier run stays; SIGTERM waits for the swap.
+    with interrupt.deferred(done=f"the report was written to {io.display_path(output_dir)}"), \
+            io.report_directory(output_dir, **report_place(settings, base_dir)) as staging:
+        written = report.write(verdict, info, config.report, staging, descriptions).relocated(output_dir)
+        bundle = make_bundle(verdict, info, config, descriptions, settings, target)
+        io.write_json_atomic(staging / "publish.json", bundle.to_dict())
+    return written, bundle
+
+
+def publish(bundle: publishing.PublishBundle, written: report.WrittenReport, config: GateConfig,
+            settings: Settings, publisher: GitHubPublisher | None) -> None:
+    """Job summary, step outputs, PR comment and check run; a failure here never changes the exit code."""
+    guarded(settings, "publishing", lambda: publish_report(bundle, written.markdown, written.markdown_path, settings,
+                                                           config.publish, publisher), None)
+
+
+def record_history(verdict: GateVerdict, info: RunInfo, config: GateConfig, settings: Settings, base_dir: Path,
+                   publisher: GitHubPublisher | None, past: flow.HistoryRead) -> None:
+    """Append this run to the history (file or branch); a failure is a note, never the exit code."""
+    commit, ref = flow.revision(settings, base_dir, info.commit)
+    entry = history.Entry.from_report(report_json(verdict, info.generated_at, info.commit), commit=commit, ref=ref)
+    none: list[str] = []
+    notes = guarded(settings, "recording the history", lambda: flow.record(
+        config, base_dir, entry, publisher, settings.publish, past.entries), none)
+    for note in notes:
+        sys.stdout.write(f"  {note}\n")
+
+
+def exit_code(verdict: GateVerdict, fail_on: FailOn) -> ExitCode:
+    """0 passed (warnings allowed unless --fail-on warn), 1 the gate failed."""
+    if verdict.verdict is Verdict.FAIL or (verdict.verdict is Verdict.WARN and fail_on is FailOn.WARN):
+        return ExitCode.GATE_FAILED
+    return ExitCode.PASSED

@@ -1,0 +1,102 @@
+"""The run's model work, computed whole or in shards, and the shards' files found and merged.
+
+A plain run: `store = compute_model_work(...)`, then `score(..., StoreRuntime(store), ...)`. A sharded run:
+each shard `compute_model_work(..., shard=Shard.parse("i/N")).save(shard_file(...))`; the merge scores
+`StoreRuntime(merge_model_work(shard_files(paths), ...))`. Both equal the plain run bitwise
+(gate/runtime/work/plan.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gate import io
+from gate.config import GateConfig
+from gate.errors import InputError, Problem
+from gate.runtime.api import ClassifierLabels
+from gate.runtime.facade import (
+    ArrayCache,
+    NotInStore,
+    ResultStore,
+    Shard,
+    StoreRuntime,
+    TorchRuntime,
+    WorkPlan,
+    execute,
+    merge_stores,
+    plan,
+    recorder,
+)
+from gate.scorers import get_scorer
+from gate.steps.suites import LoadedSuite, score
+
+SHARD_SUFFIX = ".npz"
+
+
+def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
+                    labels: Callable[[str], ClassifierLabels], block_texts: int | None = None) -> WorkPlan:
+    """The planning pass: the scorers of suites with model work ask a `RecordingRuntime`; nothing runs."""
+    recording = recorder(labels)
+    with_models = [s for s in loaded if get_scorer(s.config.kind).model_roles]
+    score(with_models, config, recording, base_dir, judge=_planning_grader)
+    return plan(recording.requests, config.runtime, block_texts)
+
+
+def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
+                       shard: Shard | None = None, block_texts: int | None = None,
+                       cache: ArrayCache | None = None) -> ResultStore:
+    """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime),
+    reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones)."""
+    work = plan_model_work(loaded, config, base_dir, runtime.declared_labels, block_texts)
+    return execute(work, runtime, shard, cache)
+
+
+def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,
+                     base_dir: Path) -> ResultStore:
+    """The shards' files merged and checked against this run's own plan (so its inputs must be theirs)."""
+    store = merge_stores(paths)
+    try:  # the labels come from the store: a merge loads no model
+        digest = plan_model_work(loaded, config, base_dir, StoreRuntime(store).classifier_labels,
+                                 store.block_texts).digest
+    except NotInStore:  # this run asks for a classifier the shards never loaded
+        digest = ""
+    store.require_plan(digest)
+    return store
+
+
+def _planning_grader(config: Any, items: Sequence[Any]) -> Any:
+    """Stands in for the LLM grader in the planning pass: no network, every score unmeasured."""
+    from gate.scorers.rag.grader import GraderRun, GraderScore
+
+    scores = tuple(GraderScore(i.key, i.criterion, None, "planning pass", False, 0) for i in items)
+    return GraderRun(scores, requests=0, cache_hits=0, tokens=0, cost_usd=0.0, stopped_by_budget=False)
+
+
+def shard_file(output_dir: Path, shard: Shard) -> Path:
+    """Where `run --shard i/N` saves its share: <output_dir>/shards/shard-i-of-N.npz."""
+    return output_dir / "shards" / f"shard-{shard.index}-of-{shard.count}{SHARD_SUFFIX}"
+
+
+def shard_files(paths: Sequence[Path]) -> list[Path]:
+    """The shard files among `paths`: files as given, directories searched recursively for *.npz."""
+    found: dict[Path, None] = {}
+    problems = []
+    for path in paths:
+        if path.is_dir():
+            inside = sorted(path.rglob(f"*{SHARD_SUFFIX}"))
+            if not inside:
+                problems.append(Problem(file=io.display_path(path), expected=f"shard files (*{SHARD_SUFFIX})",
+                                        found="a directory without any",
+                                        fix="download every shard's artifact into it (`llm-gate run --shard i/N` "
+                                            "writes <output_dir>/shards/shard-i-of-N.npz)"))
+            found.update(dict.fromkeys(inside))
+        elif path.is_file():
+            found[path] = None
+        else:
+            problems.append(Problem(file=io.display_path(path), expected="a shard file or a directory of them",
+                                    found="nothing there", fix="check the path"))
+    if problems:
+        raise InputError("cannot find the shards to merge", problems)
+    return list(found)

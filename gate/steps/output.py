@@ -1,0 +1,105 @@
+"""What a run leaves behind and says: where its report directory is, the publish bundle, the console summary,
+the trends it shows, and the guard that keeps GitHub and the history from deciding the exit code."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from gate import io, report
+from gate.baselines import trends as trend_lines
+from gate.config import GateConfig
+from gate.io import paths
+from gate.judge import CheckVerdict, GateVerdict
+from gate.publish import actions
+from gate.publish import bundle as publishing
+from gate.report import sizing
+from gate.report.annotations import check_annotations
+from gate.report.context import RunInfo
+from gate.report.formatting import WORDS, icon
+from gate.report.kinds.drift import seed_summary
+from gate.scorers import get_scorer
+from gate.settings import Settings
+
+T = TypeVar("T")
+COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
+
+
+def report_place(settings: Settings, base_dir: Path) -> dict[str, Any]:
+    """Where the output directory was set (for its errors), and the workspace it must never replace."""
+    workspace = paths.workspace_for(base_dir)
+    if settings.output_dir is not None:
+        return {"field": "--output-dir (action input output_dir)", "file": None, "workspace": workspace}
+    return {"field": "report.output_dir", "file": io.display_path(settings.config_path), "workspace": workspace}
+
+
+def guarded(settings: Settings, what: str, action: Callable[[], T], default: T) -> T:
+    """GitHub and the history never decide the exit code (DESIGN.md §8): what their own handling did not
+    foresee becomes a warning, and the gate's verdict stands."""
+    try:
+        return action()
+    except Exception as exc:  # an unforeseen reply or a bug at the edge must not turn a failed gate into exit 3
+        note = (f"{what} failed unexpectedly ({type(exc).__name__}: {exc}); the report files and the exit code "
+                "are the gate's own")
+        if settings.github.in_actions:
+            actions.issue("warning", note, title="llm-quality-gate")
+        else:
+            sys.stderr.write(f"llm-gate: warning: {note}\n")
+        return default
+
+
+def read_event(settings: Settings) -> dict | None:
+    """The workflow's event payload (GITHUB_EVENT_PATH), None outside Actions or when it is not an object."""
+    path = settings.github.event_path
+    if path is None or not path.is_file():
+        return None
+    value = io.read_json_quiet(path)
+    return value if isinstance(value, dict) else None
+
+
+def trends(config: GateConfig, verdict: GateVerdict, entries: list) -> dict:
+    """Each suite's key metrics over the recorded runs, for the report (empty without a history)."""
+    if config.history is None or not entries:
+        return {}
+    checked = {name: list(get_scorer(suite.kind).checks_for(suite)) for name, suite in config.suites.items()}
+    metrics = trend_lines.key_metrics(checked, [s.result for s in verdict.suites], config.history.metrics)
+    return trend_lines.suite_trends(entries, verdict, metrics, config.history.points)
+
+
+def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descriptions: dict, settings: Settings,
+                target: publishing.Target) -> publishing.PublishBundle:
+    """The comment and check-run texts, fitted to GitHub's limit, and the annotations."""
+    where = (f"`report.md` in this job's report artifact ([workflow run]({run.run_url}))" if run.run_url
+             else f"`{run.output_dir}/report.md`")
+
+    def render(detail: int, note: str | None) -> str:
+        return report.render_markdown(verdict, run, config.report, descriptions, detail=detail, cut_note=note,
+                                      footer=False)
+
+    summary = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - 1, where).text
+    comment = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD, where).text
+    return publishing.PublishBundle(
+        gate=config.name, verdict=verdict.verdict.value,
+        conclusion=publishing.conclusion(verdict.verdict, settings.fail_on), title=publishing.check_title(verdict),
+        summary=summary, comment=comment, annotations=tuple(check_annotations(verdict)),
+        repository=settings.github.repository, pull_request=target.pull_request, head_sha=target.head_sha,
+        run_url=run.run_url,
+    )
+
+
+def print_summary(verdict: GateVerdict, written: report.WrittenReport) -> None:
+    """The verdict per suite and the files written, on stdout."""
+    out = sys.stdout
+    out.write(f"{icon(verdict.verdict)} {verdict.name}: {WORDS[verdict.verdict]}\n")
+    if verdict.skipped_reason:
+        out.write(f"  skipped: {verdict.skipped_reason}\n")
+    for suite in verdict.suites:
+        counts = ", ".join(f"{suite.count(v)} {v.value}" for v in CheckVerdict if suite.count(v))
+        out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): {WORDS[suite.verdict]}"
+                  f" — checks: {counts or 'none'}\n")
+        if suite.result.kind == "drift":
+            out.write(f"     {seed_summary(suite)[2]}\n")
+    for path in written.files:
+        out.write(f"  wrote {io.display_path(path)}\n")

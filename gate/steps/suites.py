@@ -1,0 +1,89 @@
+"""Suites → typed records → scores: which suites run, their records loaded, and the scorers run over them.
+
+`score` runs the scorers against any `ModelRuntime`: the planning pass's recorder, or the store the model
+work filled (`gate.steps.model_work`). Scorers measure only; the verdicts are `gate.run.judge`'s.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gate import interrupt
+from gate.config import GateConfig, SuiteBase
+from gate.config.located import locate
+from gate.errors import ConfigError, InputError, Problem
+from gate.results import SuiteResult
+from gate.runtime.api import ModelRuntime
+from gate.scorers import get_scorer
+from gate.scorers.base import ScoringContext
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    name: str
+    config: Any  # the suite's config model
+    data: Any  # the kind's typed records
+
+
+def select_suites(config: GateConfig, names: Sequence[str],
+                  models: Sequence[str] = ()) -> list[tuple[str, SuiteBase]]:
+    """The suites to run: all, or those `--suite` names or matches (`'fair*'`).
+
+    An unknown plain name is a typo and an error; a pattern that matches nothing selects no suite
+    and the gate is skipped (a neutral check run), as path filters in workflows do. `--model`
+    replaces the `models:` filter of every selected suite that has one.
+    """
+    selected = _by_name(config, names)
+    if not models:
+        return selected
+    return [(n, s.model_copy(update={"models": list(models)}) if "models" in type(s).model_fields else s)
+            for n, s in selected]
+
+
+def _by_name(config: GateConfig, names: Sequence[str]) -> list[tuple[str, SuiteBase]]:
+    if not names:
+        return list(config.suites.items())
+    unknown = [n for n in names if not _is_pattern(n) and n not in config.suites]
+    if unknown:
+        raise ConfigError("unknown suite selected", [
+            Problem(field="--suite", expected=f"a suite of this gate: {', '.join(config.suites)}",
+                    found=repr(name), fix="check the name against `suites:` in gate.yml") for name in unknown])
+    return [(n, s) for n, s in config.suites.items() if any(fnmatch.fnmatchcase(n, p) for p in names)]
+
+
+def _is_pattern(name: str) -> bool:
+    return any(c in name for c in "*?[")
+
+
+def load_suites(selected: Sequence[tuple[str, SuiteBase]], base_dir: Path) -> list[LoadedSuite]:
+    """Typed records for every selected suite; the problems of all suites are reported together."""
+    loaded, problems = [], []
+    for name, suite in selected:
+        try:
+            loaded.append(LoadedSuite(name, suite, get_scorer(suite.kind).load(name, suite, base_dir)))
+        except InputError as exc:
+            problems += [_prefixed(locate(p, suite.place), name) for p in exc.problems]
+    if problems:
+        raise InputError("input files are invalid", problems)
+    return loaded
+
+
+def _prefixed(problem: Problem, suite: str) -> Problem:
+    if problem.record or problem.file:
+        return problem
+    return Problem(**{**problem.__dict__, "record": f"suite {suite}"})
+
+
+def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
+          base_dir: Path, judge: Any = None) -> list[SuiteResult]:
+    """Every loaded suite's scorer over its records; `judge` is the RAG suites' LLM grader (None: none)."""
+    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, judge=judge)
+    results = []
+    for s in loaded:
+        interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
+        results.append(get_scorer(s.config.kind).score(s.name, s.config, s.data, context))
+    return results
