@@ -120,7 +120,7 @@ def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_
     loaded = load_suites(selected, base_dir)
     store, model_work = (replay(shards, loaded, config, base_dir) if shards
                          else execute(loaded, config, base_dir, settings))
-    return score(loaded, config, StoreRuntime(store), base_dir, judge=grader), model_work
+    return score(loaded, config, StoreRuntime(store), base_dir, grader=grader), model_work
 
 
 def execute(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
@@ -153,8 +153,8 @@ def torch_runtime(config: GateConfig, base_dir: Path, settings: Settings) -> Tor
 def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]],
                cache_dir: Path) -> Callable[[Any, Any], Any]:
     """The LLM grader for RAG suites that enable it. Every enabled one of `selected` is checked first against what
-    the workflow allows (`settings.judge`: endpoints, key variable, never a GitHub token), located in gate.yml."""
-    access = settings.judge
+    the workflow allows (`settings.grader`: endpoints, key variable, never a GitHub token), located in gate.yml."""
+    access = settings.grader
     grader_access.check(selected, access, settings.config_path)
 
     def grade(config: Any, items: Any) -> Any:

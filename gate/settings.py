@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from gate.config import CommentMode, JudgeAccess
+from gate.config import CommentMode, GraderAccess
 from gate.errors import ConfigError, Problem
 
 
@@ -62,8 +62,8 @@ class Settings:
     check_run: bool | None = None  # overrides publish.check_run of gate.yml
     shard: str | None = None  # "i/N": compute only this shard of the model work (`run --shard`)
     record_history: bool | None = None  # None: record default-branch runs only
-    # The LLM judge's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.config.grader_access).
-    judge: JudgeAccess = field(default_factory=JudgeAccess)
+    # The LLM grader's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.config.grader_access).
+    grader: GraderAccess = field(default_factory=GraderAccess)
     report_dir: Path = Path("gate-report")  # `llm-gate publish`: the report directory a run wrote
     shards: tuple[Path, ...] = ()  # `llm-gate merge`: shard files or directories; empty: <output_dir>/shards
     # Where models are found offline before the config's cache (LLM_GATE_MODEL_DIR, os.pathsep-separated), and
@@ -111,7 +111,7 @@ class Settings:
             shard=shard or value("shard"),
             record_history=record_history if record_history is not None else _flag(
                 value("record_history"), "record_history"),
-            judge=JudgeAccess.from_env(environ, github.token),
+            grader=GraderAccess.from_env(environ, github.token),
             report_dir=Path(report_dir or value("report_dir") or "gate-report"),
             shards=tuple(Path(p) for p in shards or (value("shards") or "").split()),
             model_dirs=tuple(Path(p) for p in environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p),

@@ -42,7 +42,7 @@ def test_only_the_github_package_imports_pygithub(path):
     assert "github" not in imported_modules(path), path
 
 
-# The LLM grader's HTTP client is the one exception under scorers/: the command hands it in (ScoringContext.judge).
+# The LLM grader's HTTP client is the one exception under scorers/: the command hands it in (ScoringContext.grader).
 GRADER_CLIENT = GATE / "scorers" / "rag" / "grader_client.py"
 
 

@@ -13,7 +13,7 @@ import json
 import pytest
 from werkzeug import Response
 
-from gate.config import JudgeAccess, JudgeConfig
+from gate.config import GraderAccess, GraderConfig
 from gate.config.endpoints import parse_endpoint
 from gate.errors import ConfigError
 from gate.scorers.rag.grader import GraderItem
@@ -167,7 +167,7 @@ def test_a_redirect_is_not_followed_so_the_key_is_sent_once(httpserver):
     httpserver.expect_request("/v1/chat/completions").respond_with_response(
         Response("", status=302, headers={"Location": elsewhere}))
     httpserver.expect_request("/collect/chat/completions").respond_with_handler(reply)
-    config = JudgeConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="j", max_retries=3, cache=False)
+    config = GraderConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="j", max_retries=3, cache=False)
     run = run_grader(config, JUDGE_KEY, [GraderItem("q1", "relevance", "q", "c", "a", "e")], cache_dir=None,
                     sleep=lambda seconds: None)
     [score] = run.scores
@@ -179,7 +179,7 @@ def test_a_redirect_is_not_followed_so_the_key_is_sent_once(httpserver):
 # ---------------------------------------------------------------- the comparison itself
 
 
-ALLOWED = JudgeAccess(endpoints=(parse_endpoint("https://api.openai.com/v1"),))
+ALLOWED = GraderAccess(endpoints=(parse_endpoint("https://api.openai.com/v1"),))
 
 
 @pytest.mark.parametrize("url", [
@@ -187,7 +187,7 @@ ALLOWED = JudgeAccess(endpoints=(parse_endpoint("https://api.openai.com/v1"),))
     "https://api.openai.com/v1/deep",
 ])
 def test_spellings_of_an_allowed_endpoint_are_allowed(url):
-    assert [p for p in ALLOWED.problems(JudgeConfig(base_url=url)) if p[0] == "base_url"] == []
+    assert [p for p in ALLOWED.problems(GraderConfig(base_url=url)) if p[0] == "base_url"] == []
 
 
 @pytest.mark.parametrize("url", [
@@ -195,7 +195,7 @@ def test_spellings_of_an_allowed_endpoint_are_allowed(url):
     "https://evil.example/v1", "https://api.openai.com/", "https://api.openai.com",
 ])
 def test_lookalikes_of_an_allowed_endpoint_are_not(url):
-    assert [p[0] for p in ALLOWED.problems(JudgeConfig(base_url=url))][:1] == ["base_url"]
+    assert [p[0] for p in ALLOWED.problems(GraderConfig(base_url=url))][:1] == ["base_url"]
 
 
 @pytest.mark.parametrize("url", [
@@ -206,7 +206,7 @@ def test_lookalikes_of_an_allowed_endpoint_are_not(url):
 ])
 def test_ambiguous_or_unencrypted_urls_are_refused_when_gate_yml_is_loaded(url):
     with pytest.raises(ValueError):  # pydantic's ValidationError: a located ConfigError when loaded from gate.yml
-        JudgeConfig(base_url=url)
+        GraderConfig(base_url=url)
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080/v1", "http://[::1]:8080/v1", "http://localhost/v1",
@@ -218,10 +218,10 @@ def test_plain_http_is_fine_to_loopback(url):
 def test_settings_hold_no_github_variable_among_the_judge_keys():
     settings = Settings.from_env({"GITHUB_TOKEN": TOKEN, "INPUT_GITHUB_TOKEN": TOKEN, "OPENAI_API_KEY": JUDGE_KEY,
                                   "ACTIONS_RUNTIME_TOKEN": TOKEN, "LLM_GATE_JUDGE_ENDPOINTS": "http://localhost:1/v1"})
-    assert dict(settings.judge.keys) == {"OPENAI_API_KEY": JUDGE_KEY, "LLM_GATE_JUDGE_ENDPOINTS": "http://localhost:1/v1"}
-    assert [e.url for e in settings.judge.endpoints] == ["http://localhost:1/v1"]
+    assert dict(settings.grader.keys) == {"OPENAI_API_KEY": JUDGE_KEY, "LLM_GATE_JUDGE_ENDPOINTS": "http://localhost:1/v1"}
+    assert [e.url for e in settings.grader.endpoints] == ["http://localhost:1/v1"]
     assert TOKEN not in repr(settings)
-    assert [e.url for e in Settings.from_env({}).judge.endpoints] == ["https://api.openai.com/v1"]
+    assert [e.url for e in Settings.from_env({}).grader.endpoints] == ["https://api.openai.com/v1"]
     with pytest.raises(ConfigError) as refused:
         Settings.from_env({"INPUT_JUDGE_ENDPOINTS": "https://ok.example/v1\nhttp://evil.example/v1"})
     assert refused.value.exit_code == 2 and "judge_endpoints" in str(refused.value)

@@ -38,8 +38,8 @@ from gate.config.gate import (
     json_schema,
     known_kinds,
 )
-from gate.config.grader_access import JudgeAccess
-from gate.config.rag import JudgeConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
+from gate.config.grader_access import GraderAccess
+from gate.config.rag import GraderConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
 from gate.config.suites import (
     AnswerProbability,
     CreditDriftMode,
@@ -53,7 +53,7 @@ from gate.config.suites import (
 __all__ = [
     "SUITE_CONFIGS", "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
     "CommentMode", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses", "GateConfig", "Globs",
-    "HeuristicSuiteConfig", "HistoryConfig", "JudgeAccess", "JudgeConfig", "ModelsConfig", "Precision",
+    "HeuristicSuiteConfig", "HistoryConfig", "GraderAccess", "GraderConfig", "ModelsConfig", "Precision",
     "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig", "Significance",
     "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
     "SuiteConfig", "Targets", "UnmeasuredPolicy", "json_schema", "known_kinds",

@@ -31,7 +31,7 @@ from gate.config.endpoints import DEFAULT_ENDPOINT, Endpoint, key_name_problem, 
 from gate.errors import ConfigError, Problem
 
 if TYPE_CHECKING:
-    from gate.config.rag import JudgeConfig
+    from gate.config.rag import GraderConfig
 
 ENDPOINTS_INPUT, ENDPOINTS_ENV = "judge_endpoints", "LLM_GATE_JUDGE_ENDPOINTS"
 KEY_ENV_INPUT, KEY_ENV_ENV = "judge_api_key_env", "LLM_GATE_JUDGE_API_KEY_ENV"
@@ -44,7 +44,7 @@ _CREDENTIALS = ("GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTER
 
 
 @dataclass(frozen=True)
-class JudgeAccess:
+class GraderAccess:
     """The workflow's part of the judge's settings, read once from the environment (by `Settings.from_env`)."""
 
     endpoints: tuple[Endpoint, ...] = (parse_endpoint(DEFAULT_ENDPOINT),)
@@ -54,7 +54,7 @@ class JudgeAccess:
     protected: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str], github_token: str | None = None) -> JudgeAccess:
+    def from_env(cls, environ: Mapping[str, str], github_token: str | None = None) -> GraderAccess:
         def setting(input_name: str, env_name: str) -> tuple[str, str | None]:
             text = environ.get(INPUTS[input_name], "").strip()
             return (input_name, text) if text else (env_name, environ.get(env_name, "").strip() or None)
@@ -81,10 +81,10 @@ class JudgeAccess:
         return cls(endpoints=tuple(endpoints), key_env=key_env, protected=frozenset(protected),
                    keys=MappingProxyType({n: v for n, v in environ.items() if key_name_problem(n) is None}))
 
-    def key_env_for(self, judge: JudgeConfig) -> str:
+    def key_env_for(self, judge: GraderConfig) -> str:
         return self.key_env or judge.api_key_env
 
-    def problems(self, judge: JudgeConfig) -> list[tuple[str, str, str, str]]:
+    def problems(self, judge: GraderConfig) -> list[tuple[str, str, str, str]]:
         """(field, expected, found, fix) for each reason this judge may not send; [] when it may."""
         found: list[tuple[str, str, str, str]] = []
         endpoint = parse_endpoint(judge.base_url)  # validated when gate.yml was loaded
@@ -108,7 +108,7 @@ class JudgeAccess:
                           f"set {name} from the judge provider's secret, never from github.token"))
         return found
 
-    def key(self, judge: JudgeConfig) -> str:
+    def key(self, judge: GraderConfig) -> str:
         """The API key to send; ConfigError when this judge may not send (see `check`)."""
         problems = self.problems(judge)
         if problems:
@@ -117,7 +117,7 @@ class JudgeAccess:
         return self.keys[self.key_env_for(judge)].strip()
 
 
-def check(selected: Iterable[tuple[str, Any]], access: JudgeAccess, config_path: Path) -> None:
+def check(selected: Iterable[tuple[str, Any]], access: GraderAccess, config_path: Path) -> None:
     """Every enabled judge of the selected suites may send (before any model work or request); else a
     ConfigError naming gate.yml's line for each problem."""
     problems = []

@@ -29,7 +29,7 @@ class Targets(StrictModel):
     cost_per_query: PositiveFloat = 0.01
 
 
-class JudgeConfig(StrictModel):
+class GraderConfig(StrictModel):
     """LLM-as-judge through any OpenAI-compatible endpoint (off unless `enabled`)."""
 
     enabled: bool = False
@@ -101,7 +101,7 @@ class RagSuiteConfig(SuiteBase):
     cost_per_1k_tokens: float = Field(0.002, ge=0, description="Price when samples give tokens but no cost.")
     overall_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OVERALL_WEIGHTS))
     targets: Targets = Field(default_factory=Targets)
-    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    judge: GraderConfig = Field(default_factory=GraderConfig)
     significance: Significance = Field(default_factory=Significance)
 
     @field_validator("k")

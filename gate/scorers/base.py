@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from gate.config import CheckConfig, GateConfig, JudgeConfig, SuiteBase
+from gate.config import CheckConfig, GateConfig, GraderConfig, SuiteBase
 from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the RAG scorer's package imports this module; only the type
 
 # The LLM grader of the RAG suites: (the suite's `judge:` settings, its items) -> their scores. It does network
 # I/O (`gate.scorers.rag.grader_client.run_grader`, the API key bound by the command), so it is handed in.
-Grader = Callable[[JudgeConfig, "Sequence[GraderItem]"], "GraderRun"]
+Grader = Callable[[GraderConfig, "Sequence[GraderItem]"], "GraderRun"]
 
 ConfigT = TypeVar("ConfigT", bound=SuiteBase)  # the kind's suite config model
 RecordsT = TypeVar("RecordsT")  # the kind's typed records, what `load` returns and `score` reads
@@ -34,7 +34,7 @@ class ScoringContext:
     gate: GateConfig
     runtime: ModelRuntime
     base_dir: Path  # the directory of gate.yml: relative paths in the config start here
-    judge: Grader | None = None  # None where no RAG suite grades (or the planning pass records what it would)
+    grader: Grader | None = None  # None where no RAG suite grades (or the planning pass records what it would)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir:
     """The planning pass: the scorers of suites with model work ask a `RecordingRuntime`; nothing runs."""
     recording = recorder(labels)
     with_models = [s for s in loaded if get_scorer(s.config.kind).model_roles]
-    score(with_models, config, recording, base_dir, judge=_planning_grader)
+    score(with_models, config, recording, base_dir, grader=_planning_grader)
     return plan(recording.requests, config.runtime, block_texts)
 
 

@@ -19,7 +19,7 @@ from gate.errors import ConfigError, InputError, Problem
 from gate.results import SuiteResult
 from gate.runtime.api import ModelRuntime
 from gate.scorers import get_scorer
-from gate.scorers.base import ScoringContext
+from gate.scorers.base import Grader, ScoringContext
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,9 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
 
 
 def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
-          base_dir: Path, judge: Any = None) -> list[SuiteResult]:
-    """Every loaded suite's scorer over its records; `judge` is the RAG suites' LLM grader (None: none)."""
-    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, judge=judge)
+          base_dir: Path, grader: Grader | None = None) -> list[SuiteResult]:
+    """Every loaded suite's scorer over its records; `grader` is the RAG suites' LLM grader (None: none)."""
+    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=grader)
     results = []
     for s in loaded:
         interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from gate.config import JudgeConfig
+from gate.config import GraderConfig
 from gate.scorers.rag.grader import GraderItem
 from gate.scorers.rag.grader_client import GIVE_UP_AFTER, run_grader
 from tests.test_cli import run_cli
@@ -107,7 +107,7 @@ FAILURES = {"500": "request failed: 500 upstream exploded (after 3 attempts)",
 @pytest.mark.parametrize("mode", list(FAILURES))
 def test_an_endpoint_failing_after_some_answers_leaves_the_rest_unmeasured_and_stops_asking(flaky, mode):
     llm = flaky(good=2, mode=mode)
-    config = JudgeConfig(enabled=True, base_url=llm.base_url, model="j", max_retries=2, max_concurrency=1,
+    config = GraderConfig(enabled=True, base_url=llm.base_url, model="j", max_retries=2, max_concurrency=1,
                          timeout=0.5, cache=False)
     waits = Waits()
     started = time.monotonic()
@@ -126,7 +126,7 @@ def test_an_endpoint_failing_after_some_answers_leaves_the_rest_unmeasured_and_s
 
 def test_an_endpoint_that_recovers_is_not_given_up_on(flaky):
     llm = flaky(good=1, mode="500", bad=GIVE_UP_AFTER - 1)  # a blip: fewer failed items than give up
-    config = JudgeConfig(enabled=True, base_url=llm.base_url, model="j", max_retries=0, max_concurrency=1,
+    config = GraderConfig(enabled=True, base_url=llm.base_url, model="j", max_retries=0, max_concurrency=1,
                          cache=False)
     run = run_grader(config, KEY, items(6), cache_dir=None, sleep=Waits())
     assert [s.score for s in run.scores] == [0.9] + [None] * (GIVE_UP_AFTER - 1) + [0.9] * (6 - GIVE_UP_AFTER)

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from gate import interrupt
-from gate.config import JudgeConfig
+from gate.config import GraderConfig
 from gate.interrupt import Interrupted
 from gate.scorers.rag.grader import GraderItem
 from gate.scorers.rag.grader_client import run_grader
@@ -133,7 +133,7 @@ def test_ctrl_c_during_the_llm_judge_drops_the_queued_requests(httpserver):
         return Response(json.dumps({"choices": [{"message": {"content": "0.5"}}]}), content_type="application/json")
 
     httpserver.expect_request("/v1/chat/completions").respond_with_handler(slow)
-    config = JudgeConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="j", max_concurrency=1,
+    config = GraderConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="j", max_concurrency=1,
                          cache=False)
     items = [GraderItem(f"q{i}", "relevance", f"q {i}", "c", "a", "e") for i in range(40)]
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()

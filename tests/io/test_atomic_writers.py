@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gate import io
-from gate.config import JudgeConfig
+from gate.config import GraderConfig
 from gate.io import blobs
 from gate.io import write as io_write
 from gate.runtime.work.plan import Shard
@@ -43,7 +43,7 @@ def write_grader_cache(path: Path, httpserver) -> Path:
     """Through the public client, against a loopback endpoint: the cache file is the one file it writes."""
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
         {"choices": [{"message": {"role": "assistant", "content": "0.8"}}], "usage": {"total_tokens": 5}})
-    config = JudgeConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="grader", max_retries=0)
+    config = GraderConfig(enabled=True, base_url=httpserver.url_for("/v1"), model="grader", max_retries=0)
     item = GraderItem("q1", "accuracy", "question?", "context", "answer", "expected")
     run_grader(config, "sk-test", [item], cache_dir=path.parent, sleep=lambda seconds: None)
     (written,) = [p for p in path.parent.iterdir() if p.suffix == ".json"]

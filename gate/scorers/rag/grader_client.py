@@ -37,7 +37,7 @@ from pathlib import Path
 
 import requests
 
-from gate.config import JudgeConfig
+from gate.config import GraderConfig
 from gate.io import read_json_quiet, write_bytes_atomic
 from gate.scorers.rag.grader import (
     BUDGET_EXHAUSTED,
@@ -55,7 +55,7 @@ ERROR_LIMIT = 200  # characters of an API error message kept in a reason
 GIVE_UP_AFTER = 3  # items in a row that failed after their retries: the endpoint is down
 
 
-def run_grader(config: JudgeConfig, api_key: str, items: Sequence[GraderItem], *, cache_dir: Path | None,
+def run_grader(config: GraderConfig, api_key: str, items: Sequence[GraderItem], *, cache_dir: Path | None,
                sleep: Callable[[float], None] = time.sleep) -> GraderRun:
     """Scores every item; never raises for what the endpoint does (see the module's docstring)."""
     run = _Run(config, api_key, cache_dir if config.cache else None, sleep)
@@ -76,7 +76,7 @@ def run_grader(config: JudgeConfig, api_key: str, items: Sequence[GraderItem], *
 class _Run:
     """One run's shared state; every counter is read and written under `_lock`."""
 
-    def __init__(self, config: JudgeConfig, api_key: str, cache_dir: Path | None, sleep: Callable[[float], None]):
+    def __init__(self, config: GraderConfig, api_key: str, cache_dir: Path | None, sleep: Callable[[float], None]):
         self._config, self._api_key, self._cache, self._sleep = config, api_key, cache_dir, sleep
         self._base_url = config.base_url.rstrip("/")
         self._template = config.prompt_template or DEFAULT_TEMPLATE

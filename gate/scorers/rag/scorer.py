@@ -209,12 +209,12 @@ def _grade(suite: RagSuiteConfig, records,
     """Grader scores by record index, the run's note, and by record index the judge_* metrics it could not grade."""
     if not suite.judge.enabled:
         return {}, None, {}
-    if context.judge is None:  # the command hands one in whenever a suite enables it
+    if context.grader is None:  # the command hands one in whenever a suite enables it
         raise TypeError("the RAG suite enables its LLM grader, but the scoring context holds none")
     items = [GraderItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
                        r.expected_answer or "")
              for index, (_, r) in enumerate(records) for criterion in suite.judge.criteria]
-    run = context.judge(suite.judge, items)
+    run = context.grader(suite.judge, items)
     scores: dict[int, dict] = {}
     not_judged: dict[int, dict[str, str]] = {}
     for item, score in zip(items, run.scores, strict=True):

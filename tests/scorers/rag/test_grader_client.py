@@ -12,7 +12,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from gate.config import JudgeConfig
+from gate.config import GraderConfig
 from gate.scorers.rag.grader import DEFAULT_TEMPLATE, GraderItem, parse_score, render_prompt
 from gate.scorers.rag.grader_client import run_grader
 
@@ -85,10 +85,10 @@ class Sleeps(list):
         self.append(seconds)
 
 
-def config(llm: FakeLLM | None = None, **overrides) -> JudgeConfig:
+def config(llm: FakeLLM | None = None, **overrides) -> GraderConfig:
     settings = {"enabled": True, "base_url": llm.base_url if llm else "http://127.0.0.1:9/v1", "model": "judge-1",
                 "max_retries": 3, "max_concurrency": 4, **overrides}
-    return JudgeConfig(**settings)
+    return GraderConfig(**settings)
 
 
 def items(n: int, criterion: str = "accuracy") -> list[GraderItem]:
