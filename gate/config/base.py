@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import types
 import typing
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -232,6 +233,16 @@ class CheckConfig(StrictModel):
                 "and warn between warn and max"
             )
         return self
+
+
+@dataclass(frozen=True)
+class CheckProblem:
+    """Why a check names a value its suite can never produce (a scorer's answer to the loader), and the fix:
+    such a check would only ever be unmeasured, silently disabling the gate, so it is a config error."""
+
+    expected: str
+    found: str
+    fix: str
 
 
 # ---------------------------------------------------------------- suites

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import yaml
 
 from gate import io
+from gate.config.base import CheckProblem
 from gate.config.gate import GateConfig, known_kinds
 from gate.config.located import duplicate_keys, line_of, parse_yaml, suggest, validate
 from gate.config.paths import confine_config_paths
@@ -26,6 +27,9 @@ class KindMetrics(Protocol):
     @property
     def metrics_of(self) -> Callable[[Mapping[str, Any]], Any] | None: ...  # exact names, from the entry alone
     def knows(self, metric: str) -> bool: ...
+    # (the suite's raw entry, a known metric at a known scope, the check's raw entry) -> why it can never be
+    # measured (so would silently never fail), or None
+    def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None: ...
 
 
 MetricCatalogue = Mapping[str, KindMetrics]  # suite kind -> its metrics
@@ -123,6 +127,13 @@ def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue
             if not isinstance(metric, str):
                 continue  # pydantic says keys are names
             loc = ("suites", str(name), "checks", metric)
+            known = exact.names.__contains__(metric) if exact is not None else scorer.knows(metric)
+            scope = check.get("scope", "group") if isinstance(check, dict) else "group"
+            why = scorer.impossible(suite, metric, check) if known and scope in levels and isinstance(check, dict) \
+                else None
+            if why is not None:  # a check that can never be measured would never fail: the gate silently off
+                problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
+                                        expected=why.expected, found=why.found, fix=why.fix))
             if exact is not None and metric not in exact.names:
                 close = suggest(metric, exact.names)
                 problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
@@ -134,7 +145,6 @@ def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue
                 problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
                                         expected=f"a metric of kind '{suite['kind']}': {', '.join(metrics)}",
                                         found=f"unknown metric {describe(metric)}", fix=suggest(metric, metrics)))
-            scope = check.get("scope", "group") if isinstance(check, dict) else "group"
             if isinstance(scope, str) and scope not in levels:
                 problems.append(Problem(file=filename, line=line_of(root, (*loc, "scope")),
                                         field=".".join((*loc, "scope")),

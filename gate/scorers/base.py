@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from pydantic import ValidationError
+
 from gate.config import CheckConfig, GateConfig, GraderConfig, SuiteBase
+from gate.config.base import CheckProblem
+from gate.config.located import suggest
 from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
 
@@ -68,6 +72,34 @@ class Scorer(Generic[ConfigT, RecordsT]):
     item_means: Mapping[str, str] = field(default_factory=dict)
     # (the suite's raw gate.yml entry) -> its exact metrics, or None where only its inputs tell (then `knows`)
     metrics_of: Callable[[Mapping[str, Any]], KnownMetrics | None] | None = None
+    # (suite config, metric, check) -> why the check can never be measured (a scope without that metric, a
+    # cut-off not in `k:`, a judge criterion not configured), or None; gate.yml's loader asks (`impossible`)
+    check_problem: Callable[[ConfigT, str, CheckConfig], CheckProblem | None] | None = None
+    # (suite config) -> its item columns, where the config alone tells: `significant:` checks need a mean over items
+    item_columns_of: Callable[[ConfigT], tuple[str, ...]] | None = None
+
+    def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
+        """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be
+        measured, or None. An entry the schema rejects is left to the schema's own problems."""
+        try:
+            suite = self.config_model.model_validate({k: v for k, v in entry.items() if k != "checks"})
+            parsed = CheckConfig.model_validate(check)
+        except (ValidationError, TypeError, ValueError):
+            return None
+        problem = self.check_problem(suite, metric, parsed) if self.check_problem else None
+        if problem or not (parsed.significant and parsed.relative and self.item_columns_of):
+            return problem
+        columns = self.item_columns_of(suite)
+        if self.item_column(metric, columns) is not None:
+            return None
+        means = [m for m in self.metrics if self.item_column(m, columns) is not None]
+        close = suggest(metric, means)  # a mean named like it (corpus `bleu` -> `sentence_bleu`), else a close one
+        alt = next((m for m in means if metric in m), None) or (
+            close.removeprefix("did you mean ").removesuffix("?").strip("'") if close.startswith("did you") else None)
+        return CheckProblem(
+            expected="with `significant: true`, a metric that is a mean over items (the test pairs items)",
+            found=f"{metric}, which is not a mean over items",
+            fix="drop `significant: true`" + (f", or check {alt} instead" if alt else ""))
 
     def item_column(self, metric: str, columns: tuple[str, ...]) -> str | None:
         """The item column whose mean `metric` is, or None when it is not a mean over items."""

@@ -8,6 +8,7 @@ line carries `expected …` and `Fix: …`, a message of bounded size, earlier o
 
 from __future__ import annotations
 
+from tests.badinputs.cases_checks import impossible_check_cases
 from tests.badinputs.cases_config import config_cases
 from tests.badinputs.cases_kinds import heuristic_cases, rag_cases, stability_cases
 from tests.badinputs.cases_records import common_cases, drift_cases, stereotype_cases
@@ -19,5 +20,6 @@ __all__ = ["CASES", "MB", "Case"]
 CASES: tuple[Case, ...] = (
     *(c for kind in RECORD_FILES for c in common_cases(kind)),
     *drift_cases(), *stereotype_cases(), *stability_cases(), *rag_cases(), *heuristic_cases(), *config_cases(),
+    *impossible_check_cases(),
     *surrogate_cases(), *number_cases(), *config_value_cases(),
 )

@@ -35,6 +35,7 @@ from gate.results import (
 from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.rag import compare as rag_compare
 from gate.scorers.rag import summary as rag_summary
+from gate.scorers.rag.checks import check_problem, item_columns, per_query_metrics
 from gate.scorers.rag.generation import corpus_bleu, generation_metrics, texts_to_embed
 from gate.scorers.rag.grader import BUDGET_EXHAUSTED, GraderItem
 from gate.scorers.rag.retrieval import retrieval_metrics
@@ -94,13 +95,6 @@ class RagItemDetails(ItemDetails):
     answer: str
     expected: str
     which: str  # candidate | baseline
-
-
-def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
-    k_metrics = [f"{m}.{k}" for m in ("precision_at_k", "recall_at_k", "ndcg_at_k") for k in suite.k]
-    judged = [f"judge_{c}" for c in suite.judge.criteria] if suite.judge.enabled else []
-    return [*k_metrics, "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "faithfulness",
-            "answer_relevancy", *judged, "latency", "cost"]
 
 
 def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
@@ -258,7 +252,7 @@ def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -
 RAG = Scorer(
     kind="rag", config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
     levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag,
-    model_roles=("embedding",), metric_pattern=PATTERN,
+    model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_columns,
     item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
                 "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
 )
