@@ -93,12 +93,17 @@ class PublishBundle:
     head_sha: str | None = None
     run_url: str | None = None
     notes: tuple[str, ...] = field(default=())
+    # The run's real counts of failed and warned checks: the annotations stop at MAX_ANNOTATIONS (None: a
+    # publish.json from before these fields; then the annotations are counted)
+    failed_checks: int | None = None
+    warned_checks: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": BUNDLE_SCHEMA, "gate": self.gate, "verdict": self.verdict, "conclusion": self.conclusion,
                 "title": self.title, "summary": self.summary, "comment": self.comment,
                 "annotations": [a.to_dict() for a in self.annotations], "repository": self.repository,
-                "pull_request": self.pull_request, "head_sha": self.head_sha, "run_url": self.run_url}
+                "pull_request": self.pull_request, "head_sha": self.head_sha, "run_url": self.run_url,
+                "failed_checks": self.failed_checks, "warned_checks": self.warned_checks}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PublishBundle:
@@ -108,7 +113,8 @@ class PublishBundle:
                    title=str(data["title"]), summary=str(data["summary"]), comment=str(data["comment"]),
                    annotations=tuple(Annotation.from_dict(a) for a in data.get("annotations", [])),
                    repository=data.get("repository"), pull_request=_int(data.get("pull_request")),
-                   head_sha=data.get("head_sha"), run_url=data.get("run_url"))
+                   head_sha=data.get("head_sha"), run_url=data.get("run_url"),
+                   failed_checks=_int(data.get("failed_checks")), warned_checks=_int(data.get("warned_checks")))
 
 
 def marker(gate: str) -> str:

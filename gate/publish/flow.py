@@ -44,7 +44,9 @@ def publish(bundle: PublishBundle, markdown: str, report_path: Path, settings: S
 
 
 def _count(bundle: PublishBundle, level: Level) -> int:
-    return sum(1 for a in bundle.annotations if a.level is level)
+    """The run's count of failed (warned) checks; the annotations are capped, so they count only for an old bundle."""
+    real = bundle.failed_checks if level is Level.FAILURE else bundle.warned_checks
+    return real if real is not None else sum(1 for a in bundle.annotations if a.level is level)
 
 
 def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,

@@ -86,6 +86,8 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
         summary=summary, comment=comment, annotations=tuple(check_annotations(verdict)),
         repository=settings.github.repository, pull_request=target.pull_request, head_sha=target.head_sha,
         run_url=run.run_url,
+        failed_checks=sum(s.count(CheckVerdict.FAIL) for s in verdict.suites),
+        warned_checks=sum(s.count(CheckVerdict.WARN) for s in verdict.suites),
     )
 
 

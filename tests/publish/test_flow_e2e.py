@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -152,3 +153,27 @@ def test_publish_without_a_bundle_is_an_input_error(tmp_path, monkeypatch, capsy
     monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
     assert run_cli(monkeypatch, "publish", "--report", str(tmp_path)) == 2
     assert "publish.json" in capsys.readouterr().err
+
+
+def test_the_outputs_count_every_failed_check_not_only_the_annotated_ones(tmp_path, monkeypatch):
+    """600 failing groups: the check run takes 500 annotations, the step outputs still say 600 (and 40 warnings)."""
+    models = [f"m{i:03d}" for i in range(640)]
+    rows = [{"model": m, "category": "coding", "prompt_id": "P01", "response": "def f(x):\n    return x\n"}
+            for m in models]
+    (tmp_path / "h.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "gate.yml").write_text(
+        "version: 1\nname: many\nsuites:\n"
+        f"  strict:\n    kind: heuristic\n    records: h.jsonl\n    models: {json.dumps(models[:600])}\n"
+        "    checks:\n      final_score_mean: {min: 9.9}\n"
+        f"  lenient:\n    kind: heuristic\n    records: h.jsonl\n    models: {json.dumps(models[600:])}\n"
+        "    checks:\n      final_score_mean: {min: 0, warn: 9.9}\n")
+    outputs = tmp_path / "outputs.txt"
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith(("GITHUB_", "INPUT_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--output-dir", "out", "-q") == 1
+    found = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert (found["failed_checks"], found["warned_checks"]) == ("600", "40")
+    bundle = json.loads((tmp_path / "out" / "publish.json").read_text())
+    assert len(bundle["annotations"]) == 500 and (bundle["failed_checks"], bundle["warned_checks"]) == (600, 40)
