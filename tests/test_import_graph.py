@@ -44,7 +44,8 @@ def modules() -> dict[str, Path]:
 
 def import_graph() -> dict[str, set[str]]:
     """module -> the gate modules it imports anywhere in its body (`from gate.x import y` names module gate.x.y
-    when that is a module, else gate.x)."""
+    when that is a module, and gate.x itself: a submodule taking names from its own package's __init__, which
+    imports it back, is a cycle; `import gate.x.y as y` names only the submodule)."""
     mods = modules()
 
     def known(name: str) -> str | None:
@@ -65,6 +66,7 @@ def import_graph() -> dict[str, set[str]]:
                     parts = package.split(".")
                     base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+                targets.append(base)  # `from pkg import sub` reads the name from pkg's __init__, which runs first
             for target in targets:
                 if target.split(".")[0] == "gate" and (hit := known(target)) and hit != module:
                     graph[module].add(hit)
@@ -139,8 +141,12 @@ def test_the_checker_sees_function_local_imports(tmp_path):
     (package / "__init__.py").write_text("")
     (package / "a.py").write_text("from gate import b\n")
     (package / "b.py").write_text("def f():\n    from gate.a import x\n")
+    (package / "p").mkdir()
+    (package / "p" / "__init__.py").write_text("from gate.p.s import y\n")
+    (package / "p" / "s.py").write_text("from gate.p import t\n")  # its own package's __init__ imports it back
+    (package / "p" / "t.py").write_text("")
     try:
         GATE = package
-        assert cycles(import_graph()) == [["gate.a", "gate.b"]]
+        assert cycles(import_graph()) == [["gate.a", "gate.b"], ["gate.p", "gate.p.s"]]
     finally:
         GATE = saved

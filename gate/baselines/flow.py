@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import gate.baselines.history as history
 from gate import io, vcs
-from gate.baselines import history
 from gate.baselines.history import ALREADY, Entry
 from gate.config import GateConfig
 from gate.errors import PublishError

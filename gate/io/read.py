@@ -42,7 +42,7 @@ class JsonDocument:
 
 def expand_globs(patterns: Sequence[str], base_dir: Path, field: str) -> tuple[list[Path], list[Problem]]:
     """Files matching `patterns` (relative to `base_dir`), sorted, unique; a pattern matching nothing is a problem."""
-    from gate.io import paths
+    import gate.io.paths as paths
 
     found: dict[Path, None] = {}
     problems: list[Problem] = []

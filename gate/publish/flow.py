@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import gate.publish.actions as actions
 from gate.config import PublishConfig
-from gate.publish import actions
 from gate.publish.bundle import PublishBundle
 from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
 from gate.report.annotations import Level

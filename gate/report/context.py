@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import gate.report.over_time as over_time
+import gate.report.views as views
 from gate import __version__
 from gate.baselines.trends import SuiteTrend
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
-from gate.report import over_time, views
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label

@@ -19,9 +19,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+import gate.report.charts as charts
+import gate.report.over_time as over_time
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
-from gate.report import charts, over_time
 from gate.report.context import RunInfo
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+import gate.scorers.rag.compare as rag_compare
+import gate.scorers.rag.summary as rag_summary
 from gate.config import CheckConfig, RagSuiteConfig
 from gate.records.rag import RagData, RagRecord, load_rag, system_of
 from gate.results import (
@@ -33,8 +35,6 @@ from gate.results import (
     Unmeasured,
 )
 from gate.scorers.base import Scorer, ScoringContext
-from gate.scorers.rag import compare as rag_compare
-from gate.scorers.rag import summary as rag_summary
 from gate.scorers.rag.checks import check_problem, item_columns, per_query_metrics
 from gate.scorers.rag.generation import corpus_bleu, generation_metrics, texts_to_embed
 from gate.scorers.rag.grader import BUDGET_EXHAUSTED, GraderItem
