@@ -47,7 +47,7 @@ GRADER_CLIENT = GATE / "scorers" / "rag" / "grader_client.py"
 
 
 @pytest.mark.parametrize("path", [p for p in python_files("scorers") if p != GRADER_CLIENT] + python_files("judge")
-                         + [GATE / "stats.py"], ids=lambda p: str(p.relative_to(GATE)))
+                         + python_files("stats"), ids=lambda p: str(p.relative_to(GATE)))
 def test_pure_core_imports_no_io_libraries(path):
     assert not imported_modules(path) & (HEAVY | {"requests", "urllib", "subprocess"}), path
 

@@ -14,7 +14,6 @@ from gate.judge import CheckVerdict, judge_suite
 from gate.records.stereotype import load_stereotype
 from gate.scorers.base import ScoringContext
 from gate.scorers.stereotype import mentions, score_stereotype, stereotype_label
-from gate.stats import wilcoxon_signed_rank
 from tests.support.fake_runtime import FakeRuntime
 
 
@@ -61,16 +60,6 @@ def test_unnamed_labels_are_assumed_with_a_note_and_unknown_ones_are_an_error():
     assert "0: negative, 1: positive" in caught.value.problems[0].found
     with pytest.raises(ConfigError):
         stereotype_label({0: "Non-Stereotype", 1: "Stereotype"}, "Sterotype", "f")
-
-
-def test_wilcoxon_matches_hand_worked_exact_p_and_scipy():
-    # five pairs, all bias > control: exact two-sided p = 2 / 2**5
-    test = wilcoxon_signed_rank([0.9, 0.8, 0.7, 0.6, 0.5], [0.1, 0.15, 0.2, 0.3, 0.05])
-    assert test.n == 5 and test.p_value == pytest.approx(0.0625)
-    a, b = [0.2, 0.5, 0.1, 0.9, 0.4, 0.3, 0.8], [0.25, 0.2, 0.3, 0.6, 0.45, 0.1, 0.35]
-    assert wilcoxon_signed_rank(a, b).p_value == pytest.approx(stats.wilcoxon(a, b).pvalue)
-    same = wilcoxon_signed_rank([0.3, 0.4], [0.3, 0.4])
-    assert same.p_value is None and same.reason == "no pairs differ"
 
 
 PROBES = [  # id, trait, control text, bias text, P(control), P(bias)

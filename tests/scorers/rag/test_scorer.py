@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import sacrebleu
 from rouge_score import rouge_scorer
-from scipy import stats
 
 from gate.config import GateConfig, RagSuiteConfig, Significance, Targets
 from gate.errors import InputError
@@ -18,7 +17,6 @@ from gate.scorers.base import ScoringContext
 from gate.scorers.rag import score_rag
 from gate.scorers.rag import summary as rag_summary
 from gate.scorers.rag.generation import generation_metrics, sentences
-from gate.stats import paired_difference
 from tests.support.fake_runtime import FakeRuntime
 
 ANSWERS = [("Refunds take five business days.", "Refunds are processed within five business days."),
@@ -128,18 +126,6 @@ def test_issues_and_insights_follow_the_targets():
     insights = rag_summary.insights(metrics, "B", Targets())
     assert insights[:2] == ["Overall system performance is good", "Top-1 retrieval is highly accurate"]
     assert "Consider improving query understanding for better relevancy" in insights
-
-
-def test_wilcoxon_option_agrees_with_scipy_and_bootstrap_is_seeded():
-    a, b = [0.9, 0.7, 0.8, 0.95, 0.6, 0.85], [0.5, 0.65, 0.7, 0.6, 0.62, 0.4]
-    w = paired_difference(a, b, method="wilcoxon")
-    assert w.p_value == pytest.approx(stats.wilcoxon(a, b).pvalue) and w.significant is (w.p_value < 0.05)
-    first, again = paired_difference(a, b), paired_difference(a, b)
-    assert (first.low, first.high) == (again.low, again.high)
-    assert first.low > 0 and first.significant
-    diffs = np.subtract(a, b)
-    boot = np.random.default_rng(0).integers(0, 6, size=(10_000, 6))
-    assert first.low == pytest.approx(np.percentile(diffs[boot].mean(axis=1), 2.5))
 
 
 def test_comparison_is_direction_aware(tmp_path):

@@ -1,0 +1,168 @@
+"""Is a metric's change against the baseline real? A paired test on items, with the baseline's own noise.
+
+The model. Item i has a current value c_i (one run) and a baseline value b_i (the mean over the K blessed
+runs, K ≥ 1). The metric is a statistic f of the items (`gate.stats.statistics`); the change is
+Δ = f(c) − f(b) over the n items present in both. Under "nothing changed" c_i and b_i differ only by noise.
+
+1. Item noise. For a mean (`linear`) against a one-run snapshot, SE_item = sd(c − b, ddof 1) / √n —
+   Student's paired t-test, which the tests check against `scipy.stats.ttest_rel`. Against a snapshot of
+   K ≥ 2 runs the noise is *known*: each item's run-to-run variance s_i² (ddof 1, over its K_i runs), so
+   SE_item² = Σ s_i²·(1 + 1/K_i) / n² with Σ (K_i − 1) degrees of freedom — the variance Δ has when the
+   system did not change. (The sample sd of c − b would also absorb the change itself: a regression that
+   breaks a few items inflates it and hides itself; the noise of re-running the same system does not.)
+   For any other statistic (percentiles, corpus BLEU, a weighted score), SE_item is the standard deviation
+   of Δ over B paired bootstrap resamples of the items (the same items drawn for both runs), times
+   √(n / (n − 1)) so that it equals the t-test's SE for a mean. Each d_i carries the noise of both runs.
+2. Shared noise. Item noise assumes items vary independently; a whole run can also move together (an LLM
+   grader's mood, a sampling seed). When the snapshot has K ≥ 2 runs it knows the metric's run-to-run sd
+   s_run. The part that item noise does not explain, τ² = max(0, s_run² − v), is shared noise, where v is the
+   variance item noise alone gives one run's metric (Σ s_i² / n² for a mean with known item noise, else
+   SE_item² / (1 + 1/K)); a fresh run against the K-run mean adds τ²·(1 + 1/K). SE² = SE_item² + τ²·(1 + 1/K), with
+   Welch–Satterthwaite degrees of freedom from n − 1 and K − 1.
+3. The one-sided p-value for the bad side is P(T_df ≤ Δ/SE) (a decrease) or P(T_df ≥ Δ/SE) (an increase).
+4. The minimum detectable effect at level α with power 1 − β is (t_{1−α, df} + t_{1−β, df})·SE: a true
+   change of that size is detected with probability 1 − β.
+
+Degenerate inputs are explicit: fewer than 2 pairs cannot be tested (`None`); identical pairs give SE 0,
+so a zero change has p = 1 and a non-zero one p = 0 on its side. Pure numpy and scipy.special.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gate.stats.statistics import ItemStatistic
+
+RESAMPLES = 2000
+POWER = 0.8
+SHARED_LEVEL = 0.2  # shared noise enters the SE when the runs' spread exceeds the items' at this level
+_BLOCK = 250  # resamples per vectorised block (bounds memory at 10,000 items)
+
+
+@dataclass(frozen=True)
+class ChangeTest:
+    """Δ = f(current) − f(baseline) over paired items, and how noisy it is."""
+
+    n: int  # paired items
+    estimate: float  # Δ
+    se: float  # standard error of Δ under "nothing changed"
+    df: float  # degrees of freedom of its t reference
+    item_se: float  # the item-noise part
+    shared_sd: float | None  # run-level noise beyond item noise (None: a one-run snapshot cannot tell)
+    runs: int  # blessed runs the baseline is the mean of
+    method: str  # "paired t-test" | "paired bootstrap (B resamples)"
+
+    def p_value(self, side: str) -> float:
+        """One-sided p for a `decrease` or an `increase`."""
+        return t_cdf(self.df, self.estimate / self.se if side == "decrease" else -self.estimate / self.se) \
+            if self.se > 0 else _degenerate_p(self.estimate, side)
+
+    def mde(self, alpha: float, power: float = POWER) -> float:
+        """The smallest true change detected with probability `power` by a one-sided test at `alpha`."""
+        return (t_quantile(self.df, 1 - alpha) + t_quantile(self.df, power)) * self.se
+
+
+def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], statistic: ItemStatistic, *,
+                runs: int = 1, run_sd: float | None = None, item_variances: NDArray[np.float64] | None = None,
+                item_runs: NDArray[np.float64] | None = None, resamples: int = RESAMPLES,
+                seed: int = 0) -> ChangeTest | None:
+    """The test of `statistic` on paired rows (n, c) of current and baseline values; None below 2 pairs.
+    `item_variances` / `item_runs` (n,): each baseline item's run-to-run variance of the statistic's column and
+    the runs it was in (a K-run snapshot); NaN where unknown."""
+    current, baseline = np.asarray(current, dtype=float), np.asarray(baseline, dtype=float)
+    n = current.shape[0]
+    if n < 2:
+        return None
+    estimate = statistic(current) - statistic(baseline)
+    known = _known_noise(item_variances, item_runs, n) if statistic.linear and runs >= 2 else None
+    single_run_var: float | None = None
+    if known is not None:
+        item_se, df, single_run_var = known
+        method = f"paired z-test on the noise of {runs} blessed runs"
+    elif statistic.linear:
+        d = current[:, 0] - baseline[:, 0]
+        item_se, df = float(d.std(ddof=1) / math.sqrt(n)), float(n - 1)
+        method = "paired t-test"
+    else:
+        item_se, df = _bootstrap_se(current, baseline, statistic, resamples, seed), float(n - 1)
+        method = f"paired bootstrap ({resamples:,} resamples)"
+    se2, shared = item_se ** 2, None
+    if runs >= 2 and run_sd is not None and math.isfinite(run_sd):
+        factor = 1 + 1 / runs
+        explained = single_run_var if single_run_var is not None else item_se ** 2 / factor
+        tau2 = max(0.0, run_sd ** 2 - explained)
+        shared = math.sqrt(tau2)
+        extra = tau2 * factor if shared_noise_p(run_sd ** 2, explained, runs, df) < SHARED_LEVEL else 0.0
+        if extra > 0:
+            df = (se2 + extra) ** 2 / (se2 ** 2 / df + extra ** 2 / (runs - 1))
+            se2 += extra
+    return ChangeTest(n, float(estimate), math.sqrt(se2), df, item_se, shared, runs, method)
+
+
+def shared_noise_p(run_var: float, item_var: float, runs: int, item_df: float) -> float:
+    """P(F ≥ run_var / item_var) for F(runs − 1, item_df): could item noise alone spread the blessed runs'
+    metric this much? (1.0 when item noise is zero and the runs agree.)"""
+    from scipy import special
+
+    if item_var <= 0:
+        return 0.0 if run_var > 0 else 1.0
+    return float(special.fdtrc(runs - 1, item_df, run_var / item_var))
+
+
+def _known_noise(variances: NDArray[np.float64] | None, item_runs: NDArray[np.float64] | None,
+                 n: int) -> tuple[float, float, float] | None:
+    """(SE of a mean's change, its degrees of freedom, the variance item noise gives one run's mean) from the
+    baseline items' run-to-run variances; None when fewer than half the items have one. Items without a
+    variance (in one run only) get the pooled one."""
+    if variances is None or item_runs is None:
+        return None
+    v, k = np.asarray(variances, dtype=float), np.asarray(item_runs, dtype=float)
+    known = np.isfinite(v) & (k >= 2)
+    if known.sum() < max(2, n / 2):
+        return None
+    pooled = float(np.sum(v[known] * (k[known] - 1)) / np.sum(k[known] - 1))
+    v = np.where(known, v, pooled)
+    k = np.where(k >= 1, k, 1)
+    se = math.sqrt(float(np.sum(v * (1 + 1 / k))) / n ** 2)
+    df = float(np.sum(k[known] - 1))
+    return se, df, float(np.sum(v)) / n ** 2
+
+
+def _bootstrap_se(current: NDArray[np.float64], baseline: NDArray[np.float64], statistic: ItemStatistic,
+                  resamples: int, seed: int) -> float:
+    n = current.shape[0]
+    rng = np.random.default_rng(seed)
+    deltas = []
+    for start in range(0, resamples, _BLOCK):
+        idx = rng.integers(0, n, size=(min(_BLOCK, resamples - start), n))
+        deltas.append(statistic.compute(current[idx]) - statistic.compute(baseline[idx]))
+    values = np.concatenate(deltas)
+    values = values[np.isfinite(values)]
+    if values.size < 2:
+        return 0.0
+    return float(values.std(ddof=1) * math.sqrt(n / (n - 1)))
+
+
+def _degenerate_p(estimate: float, side: str) -> float:
+    if estimate == 0:
+        return 1.0
+    bad = estimate < 0 if side == "decrease" else estimate > 0
+    return 0.0 if bad else 1.0
+
+
+def t_cdf(df: float, t: float) -> float:
+    """P(T_df ≤ t) (scipy.special.stdtr; a normal for infinite df)."""
+    from scipy import special
+
+    return float(special.ndtr(t)) if math.isinf(df) else float(special.stdtr(df, t))
+
+
+def t_quantile(df: float, p: float) -> float:
+    """The p-quantile of Student's t with df degrees of freedom."""
+    from scipy import special
+
+    return float(special.ndtri(p)) if math.isinf(df) else float(special.stdtrit(df, p))
