@@ -21,6 +21,8 @@ from gate.config.base import CheckProblem
 from gate.config.located import suggest
 from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
+from gate.stats import ItemStatistic
+from gate.stats import statistics as item_statistics
 
 if TYPE_CHECKING:  # the RAG scorer's package imports this module; only the type checker follows these
     from gate.scorers.rag.grader import GraderItem, GraderRun
@@ -75,8 +77,12 @@ class Scorer(Generic[ConfigT, RecordsT]):
     # (suite config, metric, check) -> why the check can never be measured (a scope without that metric, a
     # cut-off not in `k:`, a judge criterion not configured), or None; gate.yml's loader asks (`impossible`)
     check_problem: Callable[[ConfigT, str, CheckConfig], CheckProblem | None] | None = None
-    # (suite config) -> its item columns, where the config alone tells: `significant:` checks need a mean over items
+    # (suite config) -> its item values, where the config alone tells: `significant:` checks need a metric they determine
     item_columns_of: Callable[[ConfigT], tuple[str, ...]] | None = None
+    # (suite config, metric) -> the metric as a function of item values, for the metrics that are not a plain mean
+    # of one item column (percentiles, spreads, rates of a boolean column, corpus BLEU, a weighted score): what a
+    # significance test recomputes on resampled items. Means are found through `item_means` / `item_column`.
+    item_statistic: Callable[[ConfigT, str], ItemStatistic | None] | None = None
 
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
         """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be
@@ -89,17 +95,29 @@ class Scorer(Generic[ConfigT, RecordsT]):
         problem = self.check_problem(suite, metric, parsed) if self.check_problem else None
         if problem or not (parsed.significant and parsed.relative and self.item_columns_of):
             return problem
+        if self.metrics_of is not None and self.metrics_of(entry) is None:
+            return None  # only the suite's inputs tell its metrics, and so its columns (a heuristic rubric file)
         columns = self.item_columns_of(suite)
-        if self.item_column(metric, columns) is not None:
+        if self.statistic(suite, metric, columns) is not None:
             return None
-        means = [m for m in self.metrics if self.item_column(m, columns) is not None]
-        close = suggest(metric, means)  # a mean named like it (corpus `bleu` -> `sentence_bleu`), else a close one
-        alt = next((m for m in means if metric in m), None) or (
-            close.removeprefix("did you mean ").removesuffix("?").strip("'") if close.startswith("did you") else None)
+        tested = [m for m in self.metrics if self.statistic(suite, m, columns) is not None]
+        close = suggest(metric, tested)  # a close name the items do determine, if any
+        alt = close.removeprefix("did you mean ").removesuffix("?").strip("'") if close.startswith("did you") else None
         return CheckProblem(
-            expected="with `significant: true`, a metric that is a mean over items (the test pairs items)",
-            found=f"{metric}, which is not a mean over items",
+            expected="with `significant: true`, a metric the items determine (the test recomputes it on resampled "
+                     "items)",
+            found=f"{metric}, which its group's item values do not determine (a count, a p-value, a comparison "
+                  "of two systems or a share of what is missing)",
             fix="drop `significant: true`" + (f", or check {alt} instead" if alt else ""))
+
+    def statistic(self, suite: ConfigT, metric: str, columns: tuple[str, ...]) -> ItemStatistic | None:
+        """`metric` as a function of the item columns `columns` (what a significance test resamples), or None
+        where the items cannot give it (a count, a p-value, a comparison with another system)."""
+        found = self.item_statistic(suite, metric) if self.item_statistic is not None else None
+        if found is not None:
+            return found if set(found.columns) <= set(columns) else None
+        column = self.item_column(metric, columns)
+        return item_statistics.mean(column) if column is not None else None
 
     def item_column(self, metric: str, columns: tuple[str, ...]) -> str | None:
         """The item column whose mean `metric` is, or None when it is not a mean over items."""

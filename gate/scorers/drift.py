@@ -37,6 +37,7 @@ from gate.results import (
 )
 from gate.runtime.api import BertScoreSpec
 from gate.scorers.base import Scorer, ScoringContext
+from gate.scorers.item_statistics import drift_columns, drift_item_values, drift_statistic
 from gate.similarity import snap
 from gate.stats import maximum, mean, std
 
@@ -184,7 +185,7 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
         name=name, kind="drift",
         metrics=_aggregate(scored, None),
         groups=groups,
-        items=tuple(_item(s) for s in scored),
+        items=tuple(_item(s, suite.credit_drift_mode) for s in scored),
         item_columns=ITEM_COLUMNS,
         unmeasured=tuple(unmeasured + group_unmeasured),
         fingerprint={**scores.fingerprint.to_dict(), "credit_drift_mode": suite.credit_drift_mode.value},
@@ -273,14 +274,15 @@ def _item_key(candidate: DriftCandidate) -> Key:
     return (("exercise", candidate.exercise_id), ("submission", candidate.submission_id), ("model", candidate.model))
 
 
-def _item(s: _Scored) -> Item:
+def _item(s: _Scored, mode: CreditDriftMode) -> Item:
     c = s.candidate
+    pooled = drift_item_values(s.drifts) if mode is CreditDriftMode.ITEM else {}  # not in items.csv
     return Item(
         key=_item_key(c),
         values={"bertscore_precision": s.precision, "bertscore_recall": s.recall, "bertscore_f1": s.f1,
                 "credit_drift": _item_drift(s), "baseline_credits": total_credits(s.baseline),
                 "candidate_credits": total_credits(c.feedback), "baseline_items": len(s.baseline),
-                "candidate_items": len(c.feedback), "windowed": s.windowed},
+                "candidate_items": len(c.feedback), "windowed": s.windowed, **pooled},
         source=c.source_ref,
         details=DriftItemDetails(baseline=tuple(s.baseline), candidate=tuple(c.feedback)),
     )
@@ -296,4 +298,6 @@ DRIFT = Scorer(
     load=load_drift,
     score=score_drift,
     model_roles=("bertscore",),
+    item_columns_of=drift_columns,
+    item_statistic=drift_statistic,
 )

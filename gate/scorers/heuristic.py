@@ -32,6 +32,7 @@ from gate.results import (
 from gate.rubric import DEFAULT_RUBRIC, RUBRICS, STATS, Rubric
 from gate.scorers.base import KnownMetrics, Scorer, ScoringContext
 from gate.scorers.heuristic_rules import Fired, ResponseScore, score_response
+from gate.scorers.item_statistics import heuristic_statistic
 from gate.stats import maximum, mean
 
 STAT_PATTERN = re.compile(rf"^[a-z][a-z0-9_]*_({'|'.join(STATS)})$")
@@ -64,11 +65,22 @@ def _packaged_metrics(suite: Mapping[str, Any]) -> KnownMetrics | None:
     """The metrics of a suite on a packaged rubric (`rubric:` left out or a packaged name, as `load_rubric`
     resolves it); None for a rubric file, read only with the suite's inputs."""
     name = suite.get("rubric") or DEFAULT_RUBRIC
-    if not isinstance(name, str) or "/" in name or name.endswith((".yml", ".yaml")) \
-            or not (RUBRICS / f"{name}.yml").is_file():
+    if not _packaged(name):
         return None
     return KnownMetrics(f"rubric {name}", tuple(_catalogue(_packaged_metric_names(name))),
                         "metrics are <rubric metric>_<mean|median|std|min|max>, final_score_…, missing_ratio")
+
+
+def _item_columns(rubric: str | None) -> tuple[str, ...]:
+    """A suite's numeric item columns where its config tells: a packaged rubric's metrics (for a rubric file,
+    which only its inputs tell, `metrics_of` is None and these are the rubric-independent columns only)."""
+    name = rubric or DEFAULT_RUBRIC
+    return (*(_packaged_metric_names(name) if _packaged(name) else ()), "final_score", "empty", "word_count")
+
+
+def _packaged(name: object) -> bool:
+    return isinstance(name, str) and "/" not in name and not name.endswith((".yml", ".yaml")) \
+        and (RUBRICS / f"{name}.yml").is_file()
 
 
 METRICS = _catalogue(_packaged_metric_names())
@@ -275,4 +287,6 @@ HEURISTIC = Scorer(
     model_roles=(),
     metric_pattern=STAT_PATTERN,
     metrics_of=_packaged_metrics,
+    item_columns_of=lambda suite: _item_columns(suite.rubric),
+    item_statistic=heuristic_statistic,
 )

@@ -30,6 +30,7 @@ from gate.results import (
     Unmeasured,
 )
 from gate.scorers.base import Scorer, ScoringContext
+from gate.scorers.item_statistics import stability_statistic
 from gate.similarity import cosine_matrix, off_diagonal_mean
 from gate.stats import mean, std
 
@@ -261,4 +262,6 @@ STABILITY = Scorer(
     load=load_stability,
     score=score_stability,
     model_roles=("embedding",),
+    item_columns_of=lambda suite: tuple(c for c in ITEM_COLUMNS[3:] if c != "probability_source"),
+    item_statistic=stability_statistic,
 )

@@ -30,6 +30,7 @@ from gate.results import (
     Unmeasured,
 )
 from gate.scorers.base import Scorer, ScoringContext
+from gate.scorers.item_statistics import stereotype_statistic
 from gate.similarity import cosine_similarity
 from gate.stats import mean, wilcoxon_signed_rank
 
@@ -294,4 +295,6 @@ STEREOTYPE = Scorer(
                 "bias_semantic_similarity_mean": "similarity_bias_semantic_similarity",
                 "drift_semantic_similarity_mean": "similarity_drift_semantic_similarity",
                 "semantic_similarity_drift_mean": "similarity_semantic_similarity_drift"},
+    item_columns_of=lambda suite: (*SEED_COLUMNS, "control_windowed", "bias_windowed"),
+    item_statistic=stereotype_statistic,
 )

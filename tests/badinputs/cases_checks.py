@@ -31,8 +31,8 @@ def impossible_check_cases() -> list[Case]:
     judge_criterion = _rag(["judge_tone: {min: 0.5}"],
                            extra="    judge: {enabled: true, criteria: [accuracy, coherence]}\n")
     at_suite = _rag(["overall_score: {min: 0.5, scope: suite}"])
-    significant_bleu = _rag(["bleu: {max_decrease: 0.05, significant: true}"])
-    significant_overall = _rag(["overall_score: {max_decrease: 0.05, significant: true}"])
+    significant_count = _rag(["queries: {max_decrease: 1, significant: true}"])
+    significant_delta = _rag(["delta_mrr: {max_decrease: 0.05, significant: true, scope: comparison}"])
     counts_per_system = _rag(["regressions: {max: 0}"])
     return [
         _case("check-delta-without-comparison-scope", no_scope, "delta_mrr",
@@ -54,11 +54,11 @@ def impossible_check_cases() -> list[Case]:
               "Fix: add tone to `judge.criteria`"),
         _case("check-rag-suite-scope", at_suite, "overall_score",
               "a rag suite has no suite-wide values", "Fix: drop `scope: suite`"),
-        _case("check-significant-corpus-bleu", significant_bleu, "bleu",
-              "a metric that is a mean over items", "bleu, which is not a mean over items",
-              "Fix: drop `significant: true`, or check sentence_bleu instead"),
-        _case("check-significant-overall-score", significant_overall, "overall_score",
-              "overall_score, which is not a mean over items", "Fix: drop `significant: true`"),
+        _case("check-significant-count", significant_count, "queries",
+              "a metric the items determine (the test recomputes it on resampled items)",
+              "queries, which its group's item values do not determine", "Fix: drop `significant: true`"),
+        _case("check-significant-comparison", significant_delta, "delta_mrr",
+              "delta_mrr, which its group's item values do not determine", "Fix: drop `significant: true`"),
         _case("check-counts-per-system", counts_per_system, "regressions",
               "`scope: comparison` for regressions", "Fix: add `scope: comparison`"),
     ]

@@ -76,14 +76,15 @@ def test_a_rag_suite_has_no_suite_scope():
     assert "no suite-wide values" in problem.found
 
 
-@pytest.mark.parametrize("metric, fix", [
-    ("bleu", "drop `significant: true`, or check sentence_bleu instead"),  # corpus BLEU is no mean of items
-    ("overall_score", "drop `significant: true`"),
-    ("latency_p95", "drop `significant: true`, or check latency_mean instead"),  # a percentile is no mean
+@pytest.mark.parametrize("metric, scope", [
+    ("queries", "group"),  # a count: every resample of the items has the same
+    ("delta_mrr", "comparison"),  # two systems, not one group's items
 ])
-def test_significance_needs_a_mean_over_items(metric, fix):
-    problem = problems_of(rag(f"{metric}: {{max_increase: 0.05, significant: true}}"))[f"suites.r.checks.{metric}"]
-    assert problem.fix == fix and "not a mean over items" in problem.found
+def test_significance_needs_a_metric_the_items_determine(metric, scope):
+    check = f"{metric}: {{max_increase: 0.05, significant: true, scope: {scope}}}"
+    problem = problems_of(rag(check))[f"suites.r.checks.{metric}"]
+    assert problem.fix == "drop `significant: true`" and "do not determine" in problem.found
+    assert problem.expected.startswith("with `significant: true`, a metric the items determine")
 
 
 def test_impossible_checks_are_reported_with_the_schema_problems():
@@ -103,6 +104,8 @@ def test_impossible_checks_are_reported_with_the_schema_problems():
      "    judge: {enabled: true, criteria: [accuracy]}\n"),
     (["mrr: {max_decrease: 0.05, significant: true}", "sentence_bleu: {max_decrease: 0.05, significant: true}",
       "bleu: {max_decrease: 0.05}", "precision_at_k.3: {max_decrease: 0.1, significant: true}"], ""),
+    (["bleu: {max_decrease: 0.05, significant: true}", "overall_score: {max_decrease: 0.05, significant: true}",
+      "latency_p95: {max_increase: 0.5, significant: true}"], ""),  # recomputed on resampled items
 ])
 def test_checks_the_suite_can_measure_load(checks, extra):
     config = parse_config(rag(*checks, extra=extra), metrics=SCORERS)

@@ -216,9 +216,9 @@ def test_true_or_false_is_no_number(text, field):
 
 
 def test_yes_stays_a_boolean_where_one_is_wanted():
-    config = parse_config(MINIMAL + "    checks: {coverage: {max_decrease: 0.1, significant: yes}}\n", "gate.yml",
+    config = parse_config(MINIMAL + "    checks: {bertscore_f1: {max_decrease: 0.1, significant: yes}}\n", "gate.yml",
                           metrics=SCORERS)
-    assert config.suites["fb"].checks["coverage"].significant is True
+    assert config.suites["fb"].checks["bertscore_f1"].significant is True
 
 
 def test_a_field_line_is_found_through_suite_names_with_dots():

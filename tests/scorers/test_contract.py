@@ -102,9 +102,14 @@ def test_scorer_contract(kind, tmp_path):
                 assert result.unmeasured_reason(group.key, name)
     columns = result.item_columns
     assert len(set(columns)) == len(columns)
+    # Beyond items.csv's columns, only numeric values the config names for significance tests (corpus BLEU's
+    # n-gram counts): snapshots keep them, so a metric can be recomputed on resampled items.
+    hidden = set(scorer.item_columns_of(suite)) - set(columns) if scorer.item_columns_of else set()
     for item in result.items:
         assert set(dict(item.key)) <= set(columns)
-        assert set(item.values) <= set(columns)
+        assert set(item.values) <= set(columns) | hidden
+        assert all(isinstance(item.values[c], (int, float, type(None))) for c in hidden & set(item.values))
+    assert hidden <= {c for item in result.items for c in item.values}, "columns the config names are values"
     assert result.fingerprint, "results must say what they were computed with"
     verdict = judge_suite(result, scorer.checks_for(suite), suite.unmeasured)
     assert verdict.checks, "the default checks must judge something"

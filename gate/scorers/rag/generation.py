@@ -52,10 +52,35 @@ def rouge_l(answer: str, expected: str) -> float:
 
 
 @cache
-def sentence_bleu(answer: str, expected: str) -> float:
+def _sentence_score(answer: str, expected: str):  # sacrebleu's BLEUScore: the score and its n-gram statistics
     import sacrebleu
 
-    return float(sacrebleu.sentence_bleu(answer, [expected]).score) / 100
+    return sacrebleu.sentence_bleu(answer, [expected])
+
+
+def sentence_bleu(answer: str, expected: str) -> float:
+    return float(_sentence_score(answer, expected).score) / 100
+
+
+# An answer's BLEU sufficient statistics, item values beside the columns (not in items.csv; snapshots keep them):
+# summed over a system's answers they give its corpus BLEU, so a test can recompute it on resampled queries.
+BLEU_STATISTICS = ("bleu_sys_len", "bleu_ref_len", *(f"bleu_correct_{n}" for n in range(1, 5)),
+                   *(f"bleu_total_{n}" for n in range(1, 5)))
+
+
+def bleu_statistics(answer: str, expected: str) -> tuple[float, ...]:
+    """(hypothesis length, reference length, matching n-grams for n = 1..4, hypothesis n-grams for n = 1..4),
+    what sacrebleu's corpus BLEU sums over the corpus (its default 13a tokenizer, no lowercasing)."""
+    score = _sentence_score(answer, expected)
+    return (float(score.sys_len), float(score.ref_len), *map(float, score.counts), *map(float, score.totals))
+
+
+def bleu_values(record: RagRecord) -> dict[str, float | None]:
+    """The statistics of an answer the corpus BLEU counts (a non-empty answer and expected answer), else None."""
+    expected = record.expected_answer
+    if not record.actual_answer.strip() or not expected or not expected.strip():
+        return dict.fromkeys(BLEU_STATISTICS)
+    return dict(zip(BLEU_STATISTICS, bleu_statistics(record.actual_answer, expected), strict=True))
 
 
 def corpus_bleu(answers: Sequence[str], expected: Sequence[str]) -> float | None:

@@ -35,10 +35,11 @@ from gate.results import (
     Unmeasured,
 )
 from gate.scorers.base import Scorer, ScoringContext
-from gate.scorers.rag.checks import check_problem, item_columns, per_query_metrics
-from gate.scorers.rag.generation import corpus_bleu, generation_metrics, texts_to_embed
+from gate.scorers.rag.checks import check_problem, per_query_metrics
+from gate.scorers.rag.generation import BLEU_STATISTICS, bleu_values, corpus_bleu, generation_metrics, texts_to_embed
 from gate.scorers.rag.grader import BUDGET_EXHAUSTED, GraderItem
 from gate.scorers.rag.retrieval import retrieval_metrics
+from gate.scorers.rag.statistics import item_values, rag_statistic
 from gate.scorers.rag.summary import SystemSummary
 
 _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
@@ -116,6 +117,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
              **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
                                   suite.faithfulness_threshold)}
         v.update(judged.get(index, {}))
+        v.update(bleu_values(record))  # corpus BLEU's statistics, for significance tests (not in items.csv)
         v["latency"] = record.latency
         v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
         values.append(v)
@@ -245,14 +247,15 @@ def _sources(records):
 def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -> Item:
     system = system_of(record, which)
     return Item(key=(("id", record.key), ("system", system), ("query", record.query)),
-                values={c: values.get(c) for c in columns}, source=record.source_ref,
+                values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS)}, source=record.source_ref,
                 details=RagItemDetails(record.actual_answer, record.expected_answer or "", which))
 
 
 RAG = Scorer(
     kind="rag", config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
     levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag,
-    model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_columns,
+    model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,
     item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
                 "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
+    item_statistic=lambda suite, metric: rag_statistic(suite, metric, GRADER_MAX_UNSCORED),
 )

@@ -1,0 +1,131 @@
+"""The drift, heuristic, stability and stereotype metrics as functions of their items' values.
+
+A significance test (`gate.stats.change`) resamples a group's items and recomputes the metric, so every metric
+that is not a plain mean of one item column gets here the `ItemStatistic` that reproduces the scorer's own
+group value from the rows of all the group's items (the tests check each against the scorer's output). Means are
+found by `Scorer.item_column`; the metrics no resample of items can recompute are None:
+
+- drift: `coverage` (the share of the baseline's submissions answered: a missing submission is no item).
+  In `credit_drift_mode: item` a group's credit drift pools every positional difference of its submissions,
+  so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
+  of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
+  and max are combined from them (Chan et al.'s pairwise update, exact and stable).
+- heuristic: `responses` (a count), `missing_ratio` (absent responses are no items) and `empty_ratio` (its
+  denominator is the expected count, models × prompts, not the items). Std is the sample std, as pandas.
+- stability: `questions` (a count). At the `variation` level `mean_similarity` averages responses, not items.
+- stereotype: `paired_test_p` (a test's p-value) and `n` (a count); the rates are means of boolean columns.
+Pure numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gate.config import (
+    CreditDriftMode,
+    DriftSuiteConfig,
+    HeuristicSuiteConfig,
+    StabilitySuiteConfig,
+    StereotypeSuiteConfig,
+)
+from gate.stats import statistics as item
+from gate.stats.statistics import ItemStatistic, Rows
+
+DRIFT_POOLED = ("credit_drift", "credit_drift_count", "credit_drift_ss", "credit_drift_peak")
+
+
+def sample_std(column: str) -> ItemStatistic:
+    """Standard deviation with ddof 1 (pandas' and `statistics.stdev`); NaN below two items."""
+    def compute(v: Rows) -> NDArray[np.float64]:
+        n = v.shape[-2]
+        if n < 2:
+            return np.full(v.shape[:-2], np.nan)
+        return v[..., 0].std(axis=-1, ddof=1)
+    return ItemStatistic((column,), compute, name=f"sample standard deviation of {column}")
+
+
+# ------------------------------------------------------------------------------------------------------ drift
+
+
+def drift_item_values(drifts: Sequence[float] | None) -> dict[str, float | None]:
+    """An item's share of its group's pooled credit drift (item mode): how many differences, their sum of
+    squared deviations from the item's mean, and the largest."""
+    if not drifts:
+        return dict.fromkeys(DRIFT_POOLED[1:])
+    centre = math.fsum(drifts) / len(drifts)  # the item's `credit_drift` (gate.stats.mean)
+    return {"credit_drift_count": float(len(drifts)), "credit_drift_ss": math.fsum((x - centre) ** 2 for x in drifts),
+            "credit_drift_peak": float(max(drifts))}
+
+
+def _pooled(v: Rows) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(N, mean, sum of squared deviations, max) of the pooled differences; unmeasured items (NaN) count 0."""
+    missing = np.isnan(v[..., 0]) | np.isnan(v[..., 1])
+    count = np.where(missing, 0.0, v[..., 1])
+    means = np.where(missing, 0.0, v[..., 0])
+    total = count.sum(axis=-1)
+    safe = np.where(total > 0, total, 1.0)
+    centre = (count * means).sum(axis=-1) / safe
+    ss = np.where(missing, 0.0, v[..., 2]).sum(axis=-1) + (count * (means - centre[..., None]) ** 2).sum(axis=-1)
+    peak = np.where(missing, -np.inf, v[..., 3]).max(axis=-1)
+    none = total <= 0
+    return total, np.where(none, np.nan, centre), np.where(none, np.nan, ss), np.where(none, np.nan, peak)
+
+
+def _drift_pooled(metric: str) -> ItemStatistic:
+    def compute(v: Rows) -> NDArray[np.float64]:
+        total, centre, ss, peak = _pooled(v)
+        if metric == "credit_drift_mean":
+            return centre
+        if metric == "credit_drift_std":
+            return np.sqrt(ss / np.where(total > 0, total, 1.0))
+        return peak
+    what = {"credit_drift_mean": "mean", "credit_drift_std": "standard deviation", "credit_drift_max": "maximum"}
+    return ItemStatistic(DRIFT_POOLED, compute, name=f"{what[metric]} of the pooled positional credit differences")
+
+
+def drift_statistic(suite: DriftSuiteConfig, metric: str) -> ItemStatistic | None:
+    if suite.credit_drift_mode is CreditDriftMode.ITEM and metric.startswith("credit_drift_"):
+        return _drift_pooled(metric)
+    if metric == "credit_drift_std":  # total mode: one drift per item
+        return item.std("credit_drift")
+    return item.maximum("credit_drift") if metric == "credit_drift_max" else None
+
+
+def drift_columns(suite: DriftSuiteConfig) -> tuple[str, ...]:
+    pooled = DRIFT_POOLED[1:] if suite.credit_drift_mode is CreditDriftMode.ITEM else ()
+    return ("bertscore_precision", "bertscore_recall", "bertscore_f1", "credit_drift", "baseline_credits",
+            "candidate_credits", "baseline_items", "candidate_items", "windowed", *pooled)
+
+
+# -------------------------------------------------------------------------------------------------- heuristic
+
+_HEURISTIC = {"median": item.median, "std": sample_std, "min": item.minimum, "max": item.maximum}
+
+
+def heuristic_statistic(suite: HeuristicSuiteConfig, metric: str) -> ItemStatistic | None:
+    """`<metric>_<median|std|min|max>` of a rubric metric or `final_score`; the means are the base's."""
+    column, _, stat = metric.rpartition("_")
+    return _HEURISTIC[stat](column) if column and stat in _HEURISTIC else None
+
+
+# ---------------------------------------------------------------------------------------- stability, stereotype
+
+
+def stability_statistic(suite: StabilitySuiteConfig, metric: str) -> ItemStatistic | None:
+    return item.std("stability_coefficient") if metric == "stability_coefficient_std" else None
+
+
+_RATES = {"significant_drift_rate": ("drift_significant_drift", "share of probes whose drift is significant"),
+          "trait_mention_rate": ("similarity_trait_mentioned", "share of bias-injected answers naming the trait")}
+
+
+def stereotype_statistic(suite: StereotypeSuiteConfig, metric: str) -> ItemStatistic | None:
+    """The rates: means of a boolean column (linear, so tested exactly by the paired t-test)."""
+    if metric not in _RATES:
+        return None
+    column, name = _RATES[metric]
+    return ItemStatistic((column,), item.mean(column).compute, linear=True, name=name)
