@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
 from gate.config.loader import load_config
 from gate.errors import ExitCode
-from gate.judge import GateVerdict, Verdict, judge_gate, judge_suite
+from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite
 from gate.publish import bundle as publishing
 from gate.publish.flow import publish as publish_report
 from gate.publish.github.client import GitHubPublisher, publisher_for
@@ -72,7 +72,7 @@ def run(settings: Settings, *, quiet: bool = False, shards: Sequence[Path] = ())
     pr = pull_request(settings, base_dir)
     comparisons = compare(config, results, base_dir, now, pr.changed_files)
     verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite",
-                    comparisons)
+                    comparisons, now.date())
     past = guarded(settings, "reading the history", lambda: flow.read_history(config, base_dir, pr.publisher),
                    flow.HistoryRead(notes=["history: could not be read (see the log)"]))
     record, record_note = flow.should_record(config, settings, pr.event, settings.record_history)
@@ -193,16 +193,23 @@ def compare(config: GateConfig, results: Sequence[SuiteResult], base_dir: Path, 
 
 
 def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: str | None = None,
-          comparisons: Mapping[str, SnapshotComparison] | None = None) -> GateVerdict:
+          comparisons: Mapping[str, SnapshotComparison] | None = None, today: date | None = None) -> GateVerdict:
     """Verdicts; change checks (`max_decrease`…) compare with each suite's baseline snapshot in `comparisons`."""
+    settings = verdict_settings(config, today)
     verdicts = []
     for result in results:
         suite = config.suites[result.name]
         scorer = get_scorer(suite.kind)
+        columns = tuple(dict.fromkeys(c for item in result.items for c in item.values))
         verdicts.append(judge_suite(result, scorer.checks_for(suite), suite.unmeasured,
                                     (comparisons or {}).get(result.name),
-                                    partial(scorer.item_column, columns=result.item_columns)))
-    return judge_gate(config.name, verdicts, skipped_reason)
+                                    partial(scorer.statistic, suite, columns=columns), settings))
+    return judge_gate(config.name, verdicts, skipped_reason, settings)
+
+
+def verdict_settings(config: GateConfig, today: date | None) -> VerdictSettings:
+    return VerdictSettings(alpha=config.alpha, correction=config.correction, min_paired=config.baselines.min_paired,
+                           waivers=tuple(config.waivers), today=today, inconclusive=config.inconclusive)
 
 
 # ---------------------------------------------------------------- render → publish → history → exit code
@@ -258,7 +265,9 @@ def record_history(verdict: GateVerdict, info: RunInfo, config: GateConfig, sett
 
 
 def exit_code(verdict: GateVerdict, fail_on: FailOn) -> ExitCode:
-    """0 passed (warnings allowed unless --fail-on warn), 1 the gate failed."""
-    if verdict.verdict is Verdict.FAIL or (verdict.verdict is Verdict.WARN and fail_on is FailOn.WARN):
+    """0 passed (warnings allowed unless --fail-on warn) or inconclusive under `inconclusive: neutral`, 1 the gate
+    failed (an inconclusive gate counts as gate.yml's `inconclusive:` says)."""
+    counted = verdict.counts_as
+    if counted is Verdict.FAIL or (counted is Verdict.WARN and fail_on is FailOn.WARN):
         return ExitCode.GATE_FAILED
     return ExitCode.PASSED

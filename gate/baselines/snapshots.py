@@ -1,7 +1,11 @@
 """Metric baseline snapshots: what a blessed run of one suite measured, to compare later runs against.
 
 A snapshot keeps the suite's metrics, its groups' metrics and every item's numeric values (for paired
-significance tests), with the fingerprint they were computed with, the commit and the time. Later runs
+significance tests), with the fingerprint they were computed with, the commit and the time. It is a
+distribution, not one run (DESIGN.md §10): `bless --add` folds a further run of the same system into it, so
+each item keeps the mean of its values over the runs and their run-to-run variance, and each metric its value
+in every run (the run-to-run sd the change test adds as shared noise). A one-run snapshot's noise is unknown,
+and the report says so. Later runs
 are compared with it only when they are comparable: same kind, same fingerprint (model, weights,
 layer, idf, rescaling, library versions…) and the same baseline input files; otherwise the report says
 "not comparable" and shows the difference. Pure: `gate.io` reads and writes the files.
@@ -11,14 +15,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from gate.errors import describe
 from gate.results import Key, SuiteResult
 
-SCHEMA = 1
+SCHEMA = 2
+READABLE = (1, 2)  # schema 1: a one-run snapshot, read as such
 # Where a model was loaded from (a cache path, a package) does not change what it computes.
 _INFORMATIONAL = frozenset({"source"})
 
@@ -27,14 +32,33 @@ _INFORMATIONAL = frozenset({"source"})
 class SnapshotGroup:
     level: str
     key: Key
-    metrics: Mapping[str, float | None]
+    metrics: Mapping[str, float | None]  # the mean over the runs
     n: int
+    runs: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # metric -> its value in each run (K ≥ 2)
+
+    def sd(self, metric: str) -> float | None:
+        return _sd(self.runs.get(metric, ()))
 
 
 @dataclass(frozen=True)
 class SnapshotItem:
     key: Key
-    values: Mapping[str, float]  # numeric item values only
+    values: Mapping[str, float]  # numeric item values only: the mean over the runs the item was in
+    variances: Mapping[str, float] = field(default_factory=dict)  # run-to-run sample variance (ddof 1)
+    runs: int = 1  # runs the item was in
+    counts: Mapping[str, int] = field(default_factory=dict)  # runs that measured a value, where fewer than `runs`
+
+    def count(self, column: str) -> int:
+        return self.counts.get(column, self.runs)
+
+
+def _sd(values: Sequence[float]) -> float | None:
+    """Sample standard deviation (ddof 1) of a metric's per-run values; None below two runs."""
+    xs = [v for v in values if _number(v) is not None]
+    if len(xs) < 2:
+        return None
+    centre = math.fsum(xs) / len(xs)
+    return math.sqrt(math.fsum((x - centre) ** 2 for x in xs) / (len(xs) - 1))
 
 
 @dataclass(frozen=True)
@@ -51,6 +75,8 @@ class Snapshot:
     items: tuple[SnapshotItem, ...] = ()
     tool_version: str = ""
     schema: int = SCHEMA
+    runs: int = 1  # blessed runs folded in
+    metric_runs: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # suite metric -> per-run values
 
     @classmethod
     def from_result(cls, result: SuiteResult, *, gate: str, created_at: str, commit: str | None,
@@ -66,10 +92,34 @@ class Snapshot:
     def group_value(self, level: str, key: Key, metric: str) -> float | None:
         if level == "suite":
             return _number(self.metrics.get(metric))
-        for group in self.groups:
-            if group.level == level and group.key == key:
-                return _number(group.metrics.get(metric))
-        return None
+        group = self._group(level, key)
+        return _number(group.metrics.get(metric)) if group else None
+
+    def group_sd(self, level: str, key: Key, metric: str) -> float | None:
+        """The run-to-run sd of a metric (ddof 1); None for a one-run snapshot."""
+        if level == "suite":
+            return _sd(self.metric_runs.get(metric, ()))
+        group = self._group(level, key)
+        return group.sd(metric) if group else None
+
+    def _group(self, level: str, key: Key) -> SnapshotGroup | None:
+        return next((g for g in self.groups if g.level == level and g.key == key), None)
+
+    def add_run(self, run: Snapshot) -> Snapshot:
+        """This snapshot with one more run of the same system folded in (`bless --add`): item means and
+        variances by Chan's pairwise update, per-run metric values appended. The caller checks comparability."""
+        items = {i.key: i for i in self.items}
+        merged = [_merge_item(items.pop(i.key), i) if i.key in items else i for i in run.items]
+        merged += list(items.values())  # items this run lacks keep their earlier runs
+        groups = {(g.level, g.key): g for g in self.groups}
+        new_groups = []
+        for g in run.groups:
+            old = groups.pop((g.level, g.key), None)
+            new_groups.append(_merge_group(old, g, self.runs) if old else g)
+        metric_runs = _append_runs(self.metric_runs, self.metrics, run.metrics, self.runs)
+        return replace(self, created_at=run.created_at, commit=run.commit, tool_version=run.tool_version,
+                       metrics=_means(metric_runs, run.metrics), groups=(*new_groups, *groups.values()),
+                       items=tuple(merged), runs=self.runs + 1, metric_runs=metric_runs)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,9 +127,15 @@ class Snapshot:
             "created_at": self.created_at, "commit": self.commit, "tool_version": self.tool_version,
             "fingerprint": dict(self.fingerprint), "inputs_digest": self.inputs_digest,
             "metrics": dict(self.metrics),
-            "groups": [{"level": g.level, "key": dict(g.key), "n": g.n, "metrics": dict(g.metrics)}
+            "groups": [{"level": g.level, "key": dict(g.key), "n": g.n, "metrics": dict(g.metrics),
+                        **({"runs": {k: list(v) for k, v in g.runs.items()}} if g.runs else {})}
                        for g in self.groups],
-            "items": [{"key": dict(i.key), "values": dict(i.values)} for i in self.items],
+            "items": [{"key": dict(i.key), "values": dict(i.values),
+                       **({"variances": dict(i.variances), "runs": i.runs} if i.runs > 1 else {}),
+                       **({"counts": dict(i.counts)} if i.counts else {})}
+                      for i in self.items],
+            "runs": self.runs,
+            **({"metric_runs": {k: list(v) for k, v in self.metric_runs.items()}} if self.metric_runs else {}),
         }
 
     @classmethod
@@ -88,7 +144,7 @@ class Snapshot:
         if not isinstance(data, dict):
             raise ValueError(f"a JSON object, found {type(data).__name__}")
         schema = data.get("schema")
-        if schema != SCHEMA:
+        if schema not in READABLE:
             newer = isinstance(schema, int) and schema > SCHEMA
             raise ValueError(f"snapshot schema {SCHEMA}, found {describe(schema)}"
                              + (" (written by a newer llm-quality-gate)" if newer else ""))
@@ -97,16 +153,75 @@ class Snapshot:
             if not isinstance(data.get(name), kind):
                 raise ValueError(f"'{name}' to be a {kind.__name__}, found {describe(data.get(name))}")
         try:
-            groups = tuple(SnapshotGroup(str(g["level"]), _key(g["key"]), dict(g["metrics"]), int(g.get("n", 0)))
-                           for g in data["groups"])
-            items = tuple(SnapshotItem(_key(i["key"]), {str(k): float(v) for k, v in i["values"].items()
-                                                        if _number(v) is not None}) for i in data["items"])
+            groups = tuple(SnapshotGroup(str(g["level"]), _key(g["key"]), dict(g["metrics"]), int(g.get("n", 0)),
+                                         _run_values(g.get("runs"))) for g in data["groups"])
+            items = tuple(SnapshotItem(_key(i["key"]), _numbers(i["values"]), _numbers(i.get("variances") or {}),
+                                       int(i.get("runs", 1)), _counts(i.get("counts"))) for i in data["items"])
+            runs, metric_runs = int(data.get("runs", 1)), _run_values(data.get("metric_runs"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"groups and items of the form {{level, key, metrics}} / {{key, values}} ({exc})"
                              ) from None
         return cls(gate=data["gate"], suite=data["suite"], kind=data["kind"], created_at=data["created_at"],
                    commit=data.get("commit"), fingerprint=data["fingerprint"], inputs_digest=data.get("inputs_digest"),
-                   metrics=data["metrics"], groups=groups, items=items, tool_version=str(data.get("tool_version", "")))
+                   metrics=data["metrics"], groups=groups, items=items, tool_version=str(data.get("tool_version", "")),
+                   runs=max(1, runs), metric_runs=metric_runs)
+
+
+def _counts(value: Any) -> dict[str, int]:
+    return {str(k): int(v) for k, v in dict(value or {}).items()}
+
+
+def _numbers(values: Any) -> dict[str, float]:
+    return {str(k): float(v) for k, v in dict(values).items() if _number(v) is not None}
+
+
+def _run_values(value: Any) -> dict[str, tuple[float, ...]]:
+    if not value:
+        return {}
+    return {str(k): tuple(float(x) for x in v if _number(x) is not None) for k, v in dict(value).items()}
+
+
+def _merge_item(old: SnapshotItem, new: SnapshotItem) -> SnapshotItem:
+    """Chan et al.'s pairwise update of mean and M2, per column over the runs that measured it."""
+    runs = old.runs + new.runs
+    values, variances = dict(old.values), dict(old.variances)
+    counts = {c: old.count(c) for c in old.values}
+    for column, b in new.values.items():
+        n_b = new.count(column)
+        if column not in old.values:
+            values[column], counts[column] = b, n_b
+            if column in new.variances:
+                variances[column] = new.variances[column]
+            continue
+        a, n_a = old.values[column], old.count(column)
+        n = n_a + n_b
+        m2 = old.variances.get(column, 0.0) * (n_a - 1) + new.variances.get(column, 0.0) * (n_b - 1)
+        delta = b - a
+        values[column] = a + delta * n_b / n
+        variances[column] = (m2 + delta * delta * n_a * n_b / n) / (n - 1)
+        counts[column] = n
+    return SnapshotItem(old.key, values, variances, runs, {c: k for c, k in counts.items() if k != runs})
+
+
+def _merge_group(old: SnapshotGroup, new: SnapshotGroup, runs: int) -> SnapshotGroup:
+    merged = _append_runs(old.runs, old.metrics, new.metrics, runs)
+    return SnapshotGroup(old.level, old.key, _means(merged, new.metrics), new.n, merged)
+
+
+def _append_runs(runs: Mapping[str, tuple[float, ...]], before: Mapping[str, float | None],
+                 now: Mapping[str, float | None], count: int) -> dict[str, tuple[float, ...]]:
+    """Each metric's per-run values with this run's appended (a value without its per-run list — a one-run
+    snapshot's, a group first seen in the latest run — is its one run)."""
+    out: dict[str, tuple[float, ...]] = {}
+    for metric in dict.fromkeys([*before, *now]):
+        earlier = runs.get(metric) or ((v,) if (v := _number(before.get(metric))) is not None else ())
+        value = _number(now.get(metric))
+        out[metric] = (*earlier, value) if value is not None else tuple(earlier)
+    return out
+
+
+def _means(runs: Mapping[str, tuple[float, ...]], fallback: Mapping[str, float | None]) -> dict[str, float | None]:
+    return {m: (math.fsum(v) / len(v) if v else _number(fallback.get(m))) for m, v in runs.items()}
 
 
 def _key(value: Any) -> Key:

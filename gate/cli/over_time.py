@@ -20,16 +20,18 @@ def baseline_bless(
     metrics: Annotated[bool, typer.Option("--metrics/--no-metrics", help="Write the metric snapshots (<baselines.dir>/<suite>.json).")] = True,  # noqa: E501
     commit: Annotated[str | None, typer.Option(help="Commit recorded in the snapshots (default: GITHUB_SHA or git HEAD).")] = None,  # noqa: E501
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+    add: Annotated[bool, typer.Option("--add", help="Fold this run into the existing snapshots as one more run of the same system (the snapshot keeps each item's mean and run-to-run variance); bless 3 or more runs so change checks know the baseline's noise.")] = False,  # noqa: E501
     allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Make this run the baseline: drift outputs (with --model), then a metric snapshot per suite with its
-    fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable."""
+    fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable.
+    With --add, this run joins the snapshot's earlier runs (regenerate the outputs between blessings)."""
     from gate.commands.bless import bless
 
     chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
         bless(chosen.config_path, tuple(suite or ()), model=model, model_version=model_version, metrics=metrics,
-              commit=commit or chosen.github.sha, dry_run=dry_run,
+              commit=commit or chosen.github.sha, dry_run=dry_run, add=add,
               now=datetime.now(timezone.utc).replace(microsecond=0), settings=chosen)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from gate import __version__, io, vcs
 from gate.baselines import comparison
 from gate.baselines.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
-from gate.baselines.snapshots import Snapshot
+from gate.baselines.snapshots import Snapshot, fingerprint_differences
 from gate.config import DriftSuiteConfig, GateConfig
 from gate.errors import ConfigError, InputError, Problem
 from gate.records.drift import load_drift
@@ -25,7 +25,8 @@ from gate.steps import select_suites
 
 
 def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, model_version: str | None,
-          metrics: bool, commit: str | None, dry_run: bool, now: datetime, settings: Settings) -> None:
+          metrics: bool, commit: str | None, dry_run: bool, now: datetime, settings: Settings,
+          add: bool = False) -> None:
     """`baseline bless`: drift outputs of `model` first (so snapshots measure the blessed state), then snapshots."""
     config = read_config(config_path)
     if model:
@@ -39,7 +40,7 @@ def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, mode
         suites = suites or tuple(blessed)
     if metrics:
         bless_snapshots(config, config_path.resolve().parent, suites, now=now, commit=commit, dry_run=dry_run,
-                        settings=settings)
+                        settings=settings, add=add)
 
 
 # ---------------------------------------------------------------- drift baseline feedback
@@ -95,25 +96,60 @@ def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_
 
 
 def bless_snapshots(config: GateConfig, base_dir: Path, suites: tuple[str, ...], *, now: datetime,
-                    commit: str | None, dry_run: bool, settings: Settings) -> list[Path]:
-    """Measure the suites as they are now and write `<baselines.dir>/<suite>.json` for each (atomically)."""
+                    commit: str | None, dry_run: bool, settings: Settings, add: bool = False) -> list[Path]:
+    """Measure the suites as they are now and write `<baselines.dir>/<suite>.json` for each (atomically); with
+    `add`, fold the run into each existing snapshot (which must be comparable: same kind, fingerprint, inputs)."""
     selected = select_suites(config, suites)
+    if add:  # refused before the model work: every suite needs a snapshot to add to
+        _check_addable(config, base_dir, [name for name, _ in selected])
     results, _ = measure(config, selected, base_dir, settings)  # the workflow's judge settings too
     commit = commit or vcs.head_commit(base_dir)
     stamp = now.isoformat().replace("+00:00", "Z")
     written = []
     for result in results:
         suite = config.suites[result.name]
+        path = comparison.snapshot_path(config, base_dir, result.name)
         snapshot = Snapshot.from_result(result, gate=config.name, created_at=stamp, commit=commit,
                                         inputs_digest=comparison.inputs_digest(suite, base_dir),
                                         tool_version=__version__)
-        path = comparison.snapshot_path(config, base_dir, result.name)
+        if add:
+            snapshot = _added(comparison.read_snapshot(path), snapshot, io.display_path(path))
         action = "would write" if dry_run else "wrote"
         if not dry_run:
             comparison.write_snapshot(path, snapshot)
             written.append(path)
         groups = sum(1 for g in result.groups if g.level == "group")
+        runs = (f", run {snapshot.runs} of the same system" if add else
+                ", one run: bless --add further runs so change checks know the baseline's noise")
         sys.stdout.write(f"{io.display_path(path)}: {action} the baseline snapshot of {result.name} "
                          f"({len(result.metrics)} suite metrics, {groups} groups, {len(result.items)} items"
-                         f"{', commit ' + commit[:7] if commit else ''})\n")
+                         f"{', commit ' + commit[:7] if commit else ''}{runs})\n")
     return written
+
+
+def _check_addable(config: GateConfig, base_dir: Path, names: list[str]) -> None:
+    problems = []
+    for name in names:
+        path = comparison.snapshot_path(config, base_dir, name)
+        if not path.is_file():
+            problems.append(Problem(file=io.display_path(path), field="--add",
+                                    expected=f"an existing baseline snapshot of suite {name} to add this run to",
+                                    found="no snapshot", fix="bless the first run without --add"))
+    if problems:
+        raise ConfigError("nothing to add to", problems)
+
+
+def _added(existing: Snapshot | None, run: Snapshot, shown: str) -> Snapshot:
+    """`existing` with `run` folded in; an error when they are not runs of the same measurement."""
+    if existing is None:  # removed since the check: say so rather than start over silently
+        raise ConfigError("nothing to add to", [Problem(file=shown, field="--add", expected="a baseline snapshot",
+                                                        found="no snapshot", fix="bless without --add")])
+    differences = [f"kind: {existing.kind} → {run.kind}"] if existing.kind != run.kind else []
+    differences += fingerprint_differences(existing.fingerprint, run.fingerprint)
+    if existing.inputs_digest != run.inputs_digest:
+        differences.append("the baseline input files changed")
+    if differences:
+        raise ConfigError("this run is not comparable with the snapshot", [Problem(
+            file=shown, field="--add", expected="a run measured the same way (same models, settings, inputs)",
+            found="; ".join(differences[:6]), fix="bless without --add to start a new snapshot")])
+    return existing.add_run(run)

@@ -49,12 +49,13 @@ from gate.config.suites import (
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
+from gate.config.verdicts import Correction, InconclusivePolicy, Waiver
 
 __all__ = [
     "SUITE_CONFIGS", "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
-    "CommentMode", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses", "GateConfig", "Globs",
-    "HeuristicSuiteConfig", "HistoryConfig", "GraderAccess", "GraderConfig", "ModelsConfig", "Precision",
-    "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig", "Significance",
-    "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
-    "SuiteConfig", "Targets", "UnmeasuredPolicy", "json_schema", "known_kinds",
+    "CommentMode", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses", "GateConfig",
+    "Globs", "GraderAccess", "GraderConfig", "HeuristicSuiteConfig", "HistoryConfig", "InconclusivePolicy",
+    "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
+    "Significance", "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
+    "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds",
 ]

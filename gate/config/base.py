@@ -187,10 +187,14 @@ class CheckConfig(StrictModel):
     warn_increase: float | None = Field(None, ge=0, description="Warn when it rose by more than this.")
     significant: bool = Field(
         False,
-        description="Judge a change only when it is significant: the paired bootstrap confidence interval of "
-        "the per-item difference to the baseline excludes 0 on the bad side (needs per-item values).",
+        description="Judge a change only when it is significant: a paired test of the items against the "
+        "baseline snapshot (with its run-to-run noise) rejects 'no change' on the bad side at the gate's `alpha`, "
+        "shared by every significance-tested check (`correction`). A check that cannot detect its own bound is "
+        "inconclusive (underpowered).",
     )
-    confidence: float = Field(0.95, gt=0.5, lt=1, description="Confidence level of that interval.")
+    confidence: float | None = Field(
+        None, description="Removed: the gate's top-level `alpha` is the one false-alarm budget of every "
+        "significance-tested check.")
     scope: str = Field(
         "group",
         description="Where the check applies: `group` (the suite's primary groups, e.g. exercise x model), "
@@ -212,6 +216,10 @@ class CheckConfig(StrictModel):
             if warn_value is not None and warn_value > bound_value:
                 raise ValueError(f"`{warn}` ({warn_value}) must be at or below `{bound}` ({bound_value}): "
                                  "changes warn from the warn level and fail past the max")
+        if self.confidence is not None:
+            raise ValueError(f"`confidence: {self.confidence}` is gone: set `alpha: {round(1 - self.confidence, 6):g}` "
+                             "at the top of gate.yml instead (one false-alarm budget shared by every "
+                             "significance-tested check)")
         if self.significant and not self.relative:
             raise ValueError("`significant: true` needs `max_decrease` or `max_increase` (it tests a change "
                              "against the baseline snapshot)")

@@ -21,6 +21,7 @@ from gate.config.suites import (
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
+from gate.config.verdicts import Correction, InconclusivePolicy, Waiver
 
 # One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it). The union is written
 # out, not built from a runtime tuple, so a type checker sees it; SUITE_CONFIGS is read back from it.
@@ -75,6 +76,9 @@ class BaselinesConfig(StrictModel):
     max_age_days: int | None = Field(
         90, ge=1, description="Flag a baseline (snapshot or drift baseline feedback) older than this; null: never."
     )
+    min_paired: float = Field(
+        0.8, ge=0, le=1, description="A change check whose group has fewer of its items paired with the snapshot's "
+        "(same identity) than this share is inconclusive: the item set changed too much to compare.")
 
 
 class HistoryConfig(StrictModel):
@@ -115,6 +119,19 @@ class GateConfig(StrictModel):
     publish: PublishConfig = PublishConfig()
     baselines: BaselinesConfig = BaselinesConfig()
     history: HistoryConfig | None = Field(None, description="Keep a history of default-branch runs (opt-in).")
+    alpha: float = Field(
+        0.05, gt=0, lt=0.5, description="The gate's false-alarm budget: the chance that an unchanged system fails "
+        "any `significant: true` check, shared by all of them through `correction`.")
+    correction: Correction = Field(
+        Correction.HOLM, description="How the significance-tested checks share `alpha`: holm (family-wise error "
+        "rate, valid under any dependence between checks), bh (Benjamini-Hochberg false discovery rate: more "
+        "power with many checks) or none (each check at `alpha`: false alarms grow with the number of checks).")
+    inconclusive: InconclusivePolicy = Field(
+        InconclusivePolicy.NEUTRAL, description="What a gate that could not tell (no comparable baseline, too "
+        "few paired items, an underpowered check) counts as: neutral (check run neutral, exit code 0), warn, "
+        "fail or pass.")
+    waivers: list[Waiver] = Field(default_factory=list, description="Accepted regressions, each with a reason, "
+                                  "an owner and an expiry date.")
 
     @field_validator("suites")
     @classmethod

@@ -3,13 +3,16 @@
 Measured results and the configured checks go in, pass / warn / fail come out: `types` holds the verdict
 values every part shares (and, as Protocols, what the judge reads of a baseline comparison), `thresholds`
 judges a value against `min` / `max` / `warn`, `changes` judges a change against the blessed baseline
-snapshot (optionally with a paired bootstrap), and `verdicts` folds them into suite and gate verdicts.
+snapshot (with a paired test on the items), `family` shares the gate's false-alarm budget among the
+significance-tested checks and decides them, `waivers` applies gate.yml's waivers, and `verdicts` folds them
+into suite and gate verdicts.
 Everything here is pure. A new kind of check goes in a module of its own that returns `CheckResult`s,
 called from `verdicts.judge_suite`. (The RAG suite's LLM-as-judge is not part of this: it is the LLM
 grader, `gate.scorers.rag.grader`, and it measures.)
 """
 
-from gate.judge.changes import change_checks, paired_values
+from gate.judge.changes import change_checks, paired_rows, paired_values
+from gate.judge.family import decide, decide_family
 from gate.judge.thresholds import TOLERANCE, judge_value, threshold_checks
 from gate.judge.types import (
     BaselineComparison,
@@ -22,10 +25,13 @@ from gate.judge.types import (
     Op,
     SuiteVerdict,
     Verdict,
+    WaiverInfo,
     worst,
 )
-from gate.judge.verdicts import judge_gate, judge_suite
+from gate.judge.verdicts import VerdictSettings, judge_gate, judge_suite
+from gate.judge.waivers import apply_waivers
 
 __all__ = ["TOLERANCE", "BaselineComparison", "BaselineItem", "BaselineSnapshot", "Change", "CheckResult",
-           "CheckVerdict", "GateVerdict", "Op", "SuiteVerdict", "Verdict", "change_checks", "judge_gate", "judge_suite",
-           "judge_value", "paired_values", "threshold_checks", "worst"]
+           "CheckVerdict", "GateVerdict", "Op", "SuiteVerdict", "Verdict", "VerdictSettings", "WaiverInfo",
+           "apply_waivers", "change_checks", "decide", "decide_family", "judge_gate", "judge_suite", "judge_value",
+           "paired_rows", "paired_values", "threshold_checks", "worst"]

@@ -1,17 +1,25 @@
 """Change checks: `max_decrease` / `max_increase` of a metric against the suite's baseline snapshot.
 
-The judged value is the change, current − baseline, of the group's (or suite's) metric. With
-`significant: true` a change past the bound only counts when it is significant on the bad side: the
-paired bootstrap confidence interval of the mean per-item difference (items matched by identity with
-the snapshot's items) lies entirely below 0 for a decrease, above 0 for an increase. A check whose
-baseline is missing or not comparable is unmeasured, with the reason — never silently compared.
+The judged value is the change, current − baseline, of the group's (or suite's) metric. Where the items
+allow it the change is also tested (`gate.stats.change_test`): items are paired by identity with the
+snapshot's (whose values are means over its blessed runs), the metric is recomputed from them (`ItemStatistic`:
+a mean, a percentile, corpus BLEU…), and the test's SE carries the noise of both runs plus, for a snapshot of
+K ≥ 2 runs, the shared run-to-run noise. With `significant: true` the check joins the gate's family of tests:
+its verdict waits for the gate-wide adjusted p (`gate.judge.family.decide`).
+
+Could-not-tell is `inconclusive`, with the reason — never silently compared, never a silent pass: no snapshot
+or one not comparable, no baseline value, fewer than 2 paired items or fewer than `baselines.min_paired` of the
+group's items paired (the item set changed), a metric the items cannot give.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from gate import stats
 from gate.config import CheckConfig
@@ -19,9 +27,11 @@ from gate.judge.thresholds import judge_value
 from gate.judge.types import BaselineComparison, BaselineSnapshot, Change, CheckResult, CheckVerdict, Op
 from gate.results import Key, SuiteResult, key_label
 
+StatisticOf = Callable[[str], "stats.ItemStatistic | None"]  # metric -> itself as a function of item values
+
 
 def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparison: BaselineComparison | None,
-                  column: str | None) -> list[CheckResult]:
+                  statistic: stats.ItemStatistic | None, min_paired: float = 0.8) -> list[CheckResult]:
     bounds = []
     if check.max_decrease is not None:
         warn = -check.warn_decrease if check.warn_decrease is not None else None
@@ -36,70 +46,129 @@ def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparis
     for bound, op, fail, warn in bounds:
         if not targets:
             out.append(CheckResult(metric, check.scope, (), op, fail, warn, None, CheckVerdict.UNMEASURED,
-                                   f"the suite has no {check.scope} groups to check", Change(None, None, bound)))
+                                   f"the suite has no {check.scope} groups to check", Change(None, None, bound),
+                                   suite=result.name))
         for key, value in targets:
-            out.append(_judge_change(result, metric, check, key, value, bound, op, fail, warn, comparison, column))
+            out.append(_judge_change(result, metric, check, key, value, (bound, op, fail, warn), comparison,
+                                     statistic, min_paired))
     return out
 
 
 def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key, value: float | None,
-                  bound: str, op: Op, fail: float, warn: float | None, comparison: BaselineComparison | None,
-                  column: str | None) -> CheckResult:
-    def unmeasured(reason: str, change: Change) -> CheckResult:
-        return CheckResult(metric, check.scope, key, op, fail, warn, None, CheckVerdict.UNMEASURED, reason, change)
+                  limits: tuple[str, Op, float, float | None], comparison: BaselineComparison | None,
+                  statistic: stats.ItemStatistic | None, min_paired: float) -> CheckResult:
+    bound, op, fail, warn = limits
 
-    confidence = check.confidence if check.significant else None
+    def outcome(verdict: CheckVerdict, change: Change, reason: str | None = None,
+                delta: float | None = None) -> CheckResult:
+        return CheckResult(metric, check.scope, key, op, fail, warn, delta, verdict, reason, change, suite=result.name)
+
+    tested = check.significant
     if comparison is None or not comparison.comparable:
         reason = comparison.not_comparable_reason if comparison else "no baseline snapshot for this suite"
-        return unmeasured(reason or "no baseline", Change(None, _finite(value), bound, confidence=confidence))
+        return outcome(CheckVerdict.INCONCLUSIVE, Change(None, _finite(value), bound, tested=tested),
+                       reason or "no baseline")
     snapshot = comparison.snapshot
     assert snapshot is not None  # comparable implies a snapshot
     baseline = snapshot.group_value(check.scope, key, metric)
-    change = Change(baseline, _finite(value), bound, confidence=confidence)
+    change = Change(baseline, _finite(value), bound, tested=tested, runs=snapshot.runs)
     if change.current is None:
-        return unmeasured(result.unmeasured_reason(key, metric) or "no measured value", change)
+        return outcome(CheckVerdict.UNMEASURED, change, result.unmeasured_reason(key, metric) or "no measured value")
     if baseline is None:
-        return unmeasured(f"the baseline snapshot has no {metric} for {key_label(key)}", change)
+        return outcome(CheckVerdict.INCONCLUSIVE, change, f"the baseline snapshot has no {metric} for "
+                       f"{key_label(key)}")
     delta = change.current - baseline
-    verdict = judge_value(delta, op, fail, warn)
-    if not check.significant:
-        return CheckResult(metric, check.scope, key, op, fail, warn, delta, verdict, None, change)
-    if column is None:
-        return unmeasured(f"significance needs per-item values, and {metric} is not a mean over items", change)
-    current, before = paired_values(result, snapshot, key, column)
-    if len(current) < 2:
-        change = replace(change, n=len(current))
-        if verdict is CheckVerdict.PASS:
-            return CheckResult(metric, check.scope, key, op, fail, warn, delta, verdict, None, change)
-        return unmeasured(f"significance needs at least 2 items paired with the baseline, found {len(current)}",
-                          change)
-    test = stats.paired_difference(current, before, alpha=1 - check.confidence)
-    bad = (test.high is not None and test.high < 0) if op is Op.MIN else (test.low is not None and test.low > 0)
-    change = replace(change, n=test.n, low=test.low, high=test.high, significant=bad)
-    if verdict is not CheckVerdict.PASS and not bad:
-        verdict = CheckVerdict.PASS  # past the bound, but within noise: the check asked for significance
-    return CheckResult(metric, check.scope, key, op, fail, warn, delta, verdict, None, change)
+    change = _with_test(change, result, snapshot, check.scope, key, metric, statistic, op)
+    if not tested:
+        return outcome(judge_value(delta, op, fail, warn), change, None, delta)
+    problem = _untestable(change, statistic, metric, min_paired)
+    if problem:  # no p: it stays out of the gate's family of tests
+        return outcome(CheckVerdict.INCONCLUSIVE, replace(change, p_value=None), problem, delta)
+    return outcome(judge_value(delta, op, fail, warn), change, None, delta)  # provisional: `family.decide`
+
+
+def _with_test(change: Change, result: SuiteResult, snapshot: BaselineSnapshot, scope: str, key: Key, metric: str,
+               statistic: stats.ItemStatistic | None, op: Op) -> Change:
+    if statistic is None:
+        return change
+    pairs = paired_rows(result, snapshot, key, statistic.columns)
+    n = len(pairs.current)
+    share = n / pairs.total if pairs.total else None
+    test = stats.change_test(pairs.current, pairs.baseline, statistic, runs=snapshot.runs,
+                             run_sd=snapshot.group_sd(scope, key, metric), item_variances=pairs.variances[:, 0],
+                             item_runs=pairs.runs) if n >= 2 else None
+    if test is None:
+        return replace(change, n=n, paired_share=share)
+    side = "decrease" if op is Op.MIN else "increase"
+    return replace(change, n=test.n, estimate=test.estimate, se=test.se, df=test.df, method=test.method,
+                   shared_sd=test.shared_sd, paired_share=share, p_value=test.p_value(side))
+
+
+def _untestable(change: Change, statistic: stats.ItemStatistic | None, metric: str, min_paired: float) -> str | None:
+    if statistic is None:
+        return f"{metric} cannot be recomputed from the items, so its change cannot be tested"
+    if change.n < 2:
+        return f"significance needs at least 2 items paired with the baseline, found {change.n}"
+    if change.paired_share is not None and change.paired_share < min_paired:
+        return (f"the item set changed: only {change.paired_share:.0%} of the items pair with the baseline "
+                f"snapshot's (baselines.min_paired: {min_paired:.0%}); re-bless the baseline")
+    return None
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A group's items present in both runs, as rows of the statistic's columns (NaN where a value is missing)."""
+
+    current: np.ndarray  # (n, c)
+    baseline: np.ndarray  # (n, c): the means over the snapshot's runs
+    variances: np.ndarray  # (n, c): the snapshot's run-to-run variances (NaN: unknown)
+    runs: np.ndarray  # (n,): the runs each baseline item was in
+    total: int  # the group's items in this run, paired or not
+
+
+def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, columns: tuple[str, ...]) -> Pairs:
+    """The items of group `key` present in both runs; an item missing a column on either side has NaN there,
+    and one missing all (its only one, for a one-column statistic) is left out."""
+    wanted = {(str(k), str(v)) for k, v in key}
+    before = {_identity(i.key): i for i in snapshot.items if wanted <= set(_identity(i.key))}
+    current, baseline, variances, runs, total = [], [], [], [], 0
+    for item in result.items:
+        identity = _identity(item.key)
+        if not wanted <= set(identity):
+            continue
+        total += 1
+        then = before.get(identity)
+        if then is None:
+            continue
+        now_row = [_nan(item.values.get(c)) for c in columns]
+        then_row = [_nan(then.values.get(c)) for c in columns]
+        usable = [not (math.isnan(a) or math.isnan(b)) for a, b in zip(now_row, then_row, strict=True)]
+        if all(usable) if len(columns) == 1 else any(usable):
+            current.append(now_row)
+            baseline.append(then_row)
+            variances.append([_nan(then.variances.get(c)) for c in columns])
+            runs.append(float(then.runs))
+    width = len(columns)
+    def rows(values: list[list[float]]) -> np.ndarray:
+        return np.asarray(values, dtype=float).reshape(-1, width)
+
+    return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), total)
 
 
 def paired_values(result: SuiteResult, snapshot: BaselineSnapshot, key: Key,
                   column: str) -> tuple[list[float], list[float]]:
     """(current, baseline) values of `column` for the items of group `key` present in both runs."""
-    wanted = {(str(k), str(v)) for k, v in key}
-    before = {_identity(i.key): i.values.get(column) for i in snapshot.items if wanted <= set(_identity(i.key))}
-    current, baseline = [], []
-    for item in result.items:
-        identity = _identity(item.key)
-        if not wanted <= set(identity):
-            continue
-        now, then = _finite(item.values.get(column)), _finite(before.get(identity))
-        if now is not None and then is not None:
-            current.append(now)
-            baseline.append(then)
-    return current, baseline
+    pairs = paired_rows(result, snapshot, key, (column,))
+    return [float(x) for x in pairs.current[:, 0]], [float(x) for x in pairs.baseline[:, 0]]
 
 
 def _identity(key: Key) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in key)
+
+
+def _nan(value: Any) -> float:
+    number = _finite(value)
+    return math.nan if number is None else number
 
 
 def _finite(value: Any) -> float | None:

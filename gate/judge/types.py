@@ -3,7 +3,9 @@
 A leaf of the judge: thresholds, change checks and the suite/gate verdicts all build these values, so they
 live here and import nothing else of the judge (this is what keeps `changes` and `verdicts` free of a cycle).
 A check that was not measured is `CheckVerdict.UNMEASURED`; how it counts toward its suite is the suite's
-`unmeasured` policy (`CheckResult.counts_as`).
+`unmeasured` policy (`CheckResult.counts_as`). A change check that could not tell (no comparable snapshot,
+too few paired items, underpowered) is `INCONCLUSIVE`; a check a waiver in gate.yml accepts is `WAIVED` —
+shown as waived, never as passed (DESIGN.md §10).
 
 The baseline snapshot and its comparison with a run belong to `gate.baselines`, above the judge: the judge
 declares what it reads of them as Protocols (`BaselineComparison`), which `gate.baselines.snapshots`'
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
-from gate.config import UnmeasuredPolicy
+from gate.config import InconclusivePolicy, UnmeasuredPolicy
 from gate.results import Key, SuiteResult
 
 
@@ -25,6 +27,7 @@ class Verdict(str, Enum):
     PASS = "pass"
     WARN = "warn"
     FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"  # could not tell; gate.yml's `inconclusive:` says how it counts
     SKIPPED = "skipped"  # nothing was judged (no suites selected)
 
 
@@ -33,6 +36,8 @@ class CheckVerdict(str, Enum):
     WARN = "warn"
     FAIL = "fail"
     UNMEASURED = "unmeasured"
+    INCONCLUSIVE = "inconclusive"
+    WAIVED = "waived"  # not passed: a waiver in gate.yml accepts its result until it expires
 
 
 class Op(str, Enum):
@@ -42,16 +47,42 @@ class Op(str, Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """A check of a value's change against the blessed baseline snapshot, with its evidence."""
+    """A check of a value's change against the blessed baseline snapshot, with its evidence.
+
+    With significance (`significant: true`) the change is tested (`gate.stats.change`): `p_value` is the raw
+    one-sided p on the bad side, `p_adjusted` the gate-wide Holm / BH adjusted one, `mde` the smallest change
+    the test detects with 80 % power at the gate's strictest corrected level; `underpowered` when that exceeds
+    the check's own bound. Without significance `mde` is still reported where the items allow a test."""
 
     baseline: float | None
     current: float | None
     bound: str  # "max_decrease" | "max_increase", as configured
-    n: int = 0  # items paired with the baseline for the interval
-    low: float | None = None  # confidence interval of the mean per-item difference (current − baseline)
-    high: float | None = None
-    confidence: float | None = None  # None: significance not asked for
-    significant: bool | None = None  # is the change significant on the bad side? None: not tested
+    n: int = 0  # items paired with the baseline
+    tested: bool = False  # `significant: true`: in the gate's family of significance tests
+    estimate: float | None = None  # the change over the paired items, f(current) − f(baseline)
+    se: float | None = None  # its standard error (item noise plus shared run noise)
+    df: float | None = None
+    method: str | None = None  # "paired t-test" | "paired bootstrap (2,000 resamples)"
+    runs: int = 1  # blessed runs the baseline is the mean of (1: its noise is unknown)
+    shared_sd: float | None = None  # run-level noise beyond item noise (None: a one-run snapshot)
+    paired_share: float | None = None  # of the current group's items, the share paired with the baseline
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    alpha: float | None = None  # the gate's false-alarm budget the adjusted p is compared with
+    mde: float | None = None
+    significant: bool | None = None  # adjusted p <= alpha on the bad side; None: not tested
+    underpowered: bool = False
+
+
+@dataclass(frozen=True)
+class WaiverInfo:
+    """The waiver that accepts (or, expired, no longer accepts) a check's result."""
+
+    reason: str
+    owner: str
+    expires: str  # ISO date
+    expired: bool = False
+    replaced: str | None = None  # the verdict the waiver replaced ("fail", "inconclusive"…); None: nothing
 
 
 class BaselineItem(Protocol):
@@ -61,6 +92,10 @@ class BaselineItem(Protocol):
     def key(self) -> Key: ...
     @property
     def values(self) -> Mapping[str, float]: ...
+    @property
+    def variances(self) -> Mapping[str, float]: ...
+    @property
+    def runs(self) -> int: ...
 
 
 class BaselineSnapshot(Protocol):
@@ -72,7 +107,10 @@ class BaselineSnapshot(Protocol):
     def created_at(self) -> str: ...
     @property
     def commit(self) -> str | None: ...
+    @property
+    def runs(self) -> int: ...
     def group_value(self, level: str, key: Key, metric: str) -> float | None: ...
+    def group_sd(self, level: str, key: Key, metric: str) -> float | None: ...
 
 
 class BaselineComparison(Protocol):
@@ -97,7 +135,7 @@ class BaselineComparison(Protocol):
     def not_comparable_reason(self) -> str | None: ...
 
 
-_SEVERITY = {Verdict.SKIPPED: -1, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.FAIL: 2}
+_SEVERITY = {Verdict.SKIPPED: -1, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.INCONCLUSIVE: 2, Verdict.FAIL: 3}
 
 
 def worst(verdicts: Sequence[Verdict], empty: Verdict = Verdict.PASS) -> Verdict:
@@ -114,12 +152,16 @@ class CheckResult:
     warn: float | None
     value: float | None  # for a change check: current − baseline
     verdict: CheckVerdict
-    reason: str | None = None  # why unmeasured
+    reason: str | None = None  # why unmeasured / inconclusive
     change: Change | None = None  # set for checks against the baseline snapshot (max_decrease/max_increase)
+    waiver: WaiverInfo | None = None  # the waiver that matched it (an expired one leaves the verdict as is)
+    suite: str = ""  # the suite it belongs to (what a waiver names)
 
     def counts_as(self, policy: UnmeasuredPolicy) -> Verdict:
         if self.verdict is CheckVerdict.UNMEASURED:
             return Verdict.FAIL if policy is UnmeasuredPolicy.FAIL else Verdict.WARN
+        if self.verdict is CheckVerdict.WAIVED:
+            return Verdict.PASS
         return Verdict(self.verdict.value)
 
 
@@ -146,3 +188,16 @@ class GateVerdict:
     verdict: Verdict
     suites: tuple[SuiteVerdict, ...]
     skipped_reason: str | None = None
+    alpha: float | None = None  # the false-alarm budget shared by the significance-tested checks
+    correction: str | None = None  # "holm" | "bh" | "none"
+    tested: int = 0  # checks in that family
+    notes: tuple[str, ...] = ()  # waivers that matched nothing or expired, what the correction did
+    inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL  # what "could not tell" counts as
+
+    @property
+    def counts_as(self) -> Verdict:
+        """The verdict the exit code and the check run's conclusion follow: an inconclusive gate counts as
+        gate.yml's `inconclusive:` says (neutral: stays inconclusive, a neutral check run and exit code 0)."""
+        if self.verdict is not Verdict.INCONCLUSIVE or self.inconclusive is InconclusivePolicy.NEUTRAL:
+            return self.verdict
+        return Verdict(self.inconclusive.value)

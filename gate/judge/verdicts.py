@@ -2,38 +2,75 @@
 
 Each configured check becomes threshold checks (`gate.judge.thresholds`: `min` / `max` / `warn`) and,
 with `max_decrease` / `max_increase`, change checks against the baseline snapshot (`gate.judge.changes`).
+The significance-tested ones share the gate's false-alarm budget (`gate.judge.family`), so their verdicts are
+final only at the gate: `judge_suite` decides a suite on its own family (for a suite judged alone),
+`judge_gate` re-decides every suite on the whole gate's family and applies the waivers (`gate.judge.waivers`).
 A check that was not measured counts toward the suite as the suite's `unmeasured` policy says (warn by
-default) — never as a pass. Suite verdict = worst check; gate verdict = worst suite.
+default) — never as a pass; could-not-tell is `inconclusive`; a waived check counts as neither.
+Suite verdict = worst check; gate verdict = worst suite.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from gate.config import CheckConfig, UnmeasuredPolicy
+from gate import stats
+from gate.config import CheckConfig, InconclusivePolicy, UnmeasuredPolicy, Waiver
 from gate.judge.changes import change_checks
+from gate.judge.family import decide_family
 from gate.judge.thresholds import threshold_checks
 from gate.judge.types import BaselineComparison, CheckResult, GateVerdict, Op, SuiteVerdict, Verdict, worst
+from gate.judge.waivers import apply_waivers
 from gate.results import SuiteResult
+
+
+@dataclass(frozen=True)
+class VerdictSettings:
+    """gate.yml's gate-wide verdict settings (`alpha`, `correction`, `baselines.min_paired`, `waivers`)."""
+
+    alpha: float = 0.05
+    correction: stats.Correction = stats.Correction.HOLM
+    min_paired: float = 0.8
+    waivers: tuple[Waiver, ...] = ()
+    today: dt.date | None = None  # the run's date, for waiver expiry (None: waivers are not applied)
+    inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL
 
 
 def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig], policy: UnmeasuredPolicy,
                 comparison: BaselineComparison | None = None,
-                item_column: Callable[[str], str | None] = lambda metric: None) -> SuiteVerdict:
+                statistic_of: Callable[[str], stats.ItemStatistic | None] = lambda metric: None,
+                settings: VerdictSettings = VerdictSettings()) -> SuiteVerdict:
     """Verdicts of every check; change checks compare with `comparison`'s snapshot (`gate.judge.changes`),
-    pairing items through `item_column` (the item value a group metric is the mean of)."""
+    recomputing a metric from paired items through `statistic_of`."""
     outcomes: list[CheckResult] = []
     for metric, check in checks.items():
         bounds = [(Op.MIN, check.min), (Op.MAX, check.max)]
         for op, fail in ((o, f) for o, f in bounds if f is not None):
-            outcomes += threshold_checks(result, metric, check.scope, op, fail, check.warn)
+            outcomes += [replace(c, suite=result.name)
+                         for c in threshold_checks(result, metric, check.scope, op, fail, check.warn)]
         if check.relative:
-            outcomes += change_checks(result, metric, check, comparison, item_column(metric))
-    verdict = worst([c.counts_as(policy) for c in outcomes])
-    return SuiteVerdict(result, tuple(outcomes), verdict, policy, comparison)
+            outcomes += change_checks(result, metric, check, comparison, statistic_of(metric), settings.min_paired)
+    suite = SuiteVerdict(result, tuple(outcomes), Verdict.PASS, policy, comparison)
+    decided, _ = decide_family([suite], settings.alpha, settings.correction)
+    return _with_verdict(decided[0])
 
 
-def judge_gate(name: str, suites: Sequence[SuiteVerdict], skipped_reason: str | None = None) -> GateVerdict:
+def judge_gate(name: str, suites: Sequence[SuiteVerdict], skipped_reason: str | None = None,
+               settings: VerdictSettings = VerdictSettings()) -> GateVerdict:
     if not suites:
-        return GateVerdict(name, Verdict.SKIPPED, (), skipped_reason or "no suites were run")
-    return GateVerdict(name, worst([s.verdict for s in suites]), tuple(suites), None)
+        return GateVerdict(name, Verdict.SKIPPED, (), skipped_reason or "no suites were run",
+                           inconclusive=settings.inconclusive)
+    decided, tested = decide_family(suites, settings.alpha, settings.correction)
+    notes: list[str] = []
+    if settings.waivers and settings.today is not None:
+        decided, notes = apply_waivers(decided, settings.waivers, settings.today)
+    final = [_with_verdict(s) for s in decided]
+    return GateVerdict(name, worst([s.verdict for s in final]), tuple(final), None, alpha=settings.alpha,
+                       correction=settings.correction.value, tested=tested, notes=tuple(notes),
+                       inconclusive=settings.inconclusive)
+
+
+def _with_verdict(suite: SuiteVerdict) -> SuiteVerdict:
+    return replace(suite, verdict=worst([c.counts_as(suite.policy) for c in suite.checks]))

@@ -28,7 +28,9 @@ class Conclusion:
 
 
 def conclusion(verdict: Verdict, fail_on: FailOn) -> str:
-    if verdict is Verdict.SKIPPED:
+    """The check run's conclusion of a verdict as it counts (`GateVerdict.counts_as`): skipped and an
+    inconclusive gate under `inconclusive: neutral` are neutral."""
+    if verdict in (Verdict.SKIPPED, Verdict.INCONCLUSIVE):
         return Conclusion.NEUTRAL
     if verdict is Verdict.FAIL or (verdict is Verdict.WARN and fail_on is FailOn.WARN):
         return Conclusion.FAILURE
@@ -44,8 +46,9 @@ def check_title(verdict: GateVerdict) -> str:
                                                                                    "checks passed"]
     if counts["warn"]:
         parts.append(f"{counts['warn']} warned")
-    if counts["unmeasured"]:
-        parts.append(f"{counts['unmeasured']} unmeasured")
+    for word in ("inconclusive", "waived", "unmeasured"):
+        if counts[word]:
+            parts.append(f"{counts[word]} {word}")
     return ", ".join(parts)
 
 

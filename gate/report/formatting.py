@@ -5,11 +5,12 @@ from __future__ import annotations
 from gate.judge import CheckVerdict, Verdict
 
 ICONS = {
-    Verdict.PASS: "✅", Verdict.WARN: "⚠️", Verdict.FAIL: "❌", Verdict.SKIPPED: "⏭️",
+    Verdict.PASS: "✅", Verdict.WARN: "⚠️", Verdict.FAIL: "❌", Verdict.SKIPPED: "⏭️", Verdict.INCONCLUSIVE: "❓",
     CheckVerdict.PASS: "✅", CheckVerdict.WARN: "⚠️", CheckVerdict.FAIL: "❌", CheckVerdict.UNMEASURED: "❔",
+    CheckVerdict.INCONCLUSIVE: "❓", CheckVerdict.WAIVED: "🔕",
 }
 WORDS = {Verdict.PASS: "passed", Verdict.WARN: "passed with warnings", Verdict.FAIL: "failed",
-         Verdict.SKIPPED: "skipped"}
+         Verdict.SKIPPED: "skipped", Verdict.INCONCLUSIVE: "inconclusive (could not tell)"}
 
 
 def icon(verdict: Verdict | CheckVerdict | None) -> str:

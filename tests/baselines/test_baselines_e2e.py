@@ -62,16 +62,19 @@ def degrade(path: Path, model: str) -> None:
 
 
 def test_bless_then_run_compares_with_the_snapshot(gate, monkeypatch, capsys):
-    assert run_cli(monkeypatch, "run", "-q", "--no-publish") == 1 - 1  # no snapshot yet: change checks unmeasured
-    assert {c["verdict"] for c in change_checks(report(gate))} == {"unmeasured"}
+    # no snapshot yet: change checks could not tell; `inconclusive: neutral` (the default) exits 0
+    assert run_cli(monkeypatch, "run", "-q", "--no-publish") == 0
+    assert {c["verdict"] for c in change_checks(report(gate))} == {"inconclusive"}
+    assert report(gate)["verdict"] == "inconclusive"
     assert run_cli(monkeypatch, "baseline", "bless") == 0
     snapshot = json.loads((gate / "baselines" / "metrics" / "rubric.json").read_text())
-    assert snapshot["schema"] == 1 and snapshot["fingerprint"]["rubric"] == "seed-v1"
+    assert snapshot["schema"] == 2 and snapshot["runs"] == 1 and snapshot["fingerprint"]["rubric"] == "seed-v1"
     assert len(snapshot["items"]) == 32 and "final_score" in snapshot["items"][0]["values"]
     assert run_cli(monkeypatch, "run", "-q", "--no-publish") == 0
     checks = change_checks(report(gate))
     assert checks and all(c["verdict"] == "pass" and c["value"] == 0 for c in checks)
-    assert all(c["change"]["n"] >= 2 and c["change"]["confidence"] == 0.95 for c in checks)
+    assert all(c["change"]["n"] >= 2 and c["change"]["p_value"] == 1.0 and c["change"]["alpha"] == 0.05
+               for c in checks)
     markdown = (gate / "out" / "report.md").read_text()
     assert "📌 Baseline snapshot `baselines/metrics/rubric.json`" in markdown and "Δ final_score_mean" in markdown
 
@@ -84,7 +87,8 @@ def test_a_real_drop_fails_as_significantly_worse(gate, monkeypatch):
     assert failed and {c["key"]["model"] for c in failed} == {"gpt-4.1-mini"}
     for check in failed:
         change = check["change"]
-        assert change["significant"] is True and change["high"] < 0 and check["value"] < -0.2
+        assert change["significant"] is True and change["p_adjusted"] <= 0.05 and check["value"] < -0.2
+        assert change["p_value"] <= change["p_adjusted"] and change["mde"] > 0
     junit = (gate / "out" / "junit.xml").read_text()
     xmlschema.XMLSchema(str(REPO / "tests" / "support" / "junit.xsd")).validate(junit)
     assert "Δ final_score_mean [model gpt-4.1-mini, category coding] (max_decrease 0.2)" in junit
@@ -97,9 +101,9 @@ def test_a_snapshot_from_another_fingerprint_is_not_comparable(gate, monkeypatch
     snapshot["fingerprint"]["rubric_hash"] = "0" * 64
     snapshot["created_at"] = "2025-01-01T00:00:00Z"
     path.write_text(json.dumps(snapshot))
-    assert run_cli(monkeypatch, "run", "-q", "--no-publish") == 0  # unmeasured warns; the policy decides
+    assert run_cli(monkeypatch, "run", "-q", "--no-publish") == 0  # inconclusive: neutral by default
     checks = change_checks(report(gate))
-    assert {c["verdict"] for c in checks} == {"unmeasured"}
+    assert {c["verdict"] for c in checks} == {"inconclusive"}
     assert all("not comparable" in c["reason"] and "rubric_hash" in c["reason"] for c in checks)
     suite = report(gate)["suites"][0]
     assert suite["baseline"]["comparable"] is False and suite["baseline"]["stale"] is True

@@ -108,7 +108,7 @@ def test_a_written_snapshot_reads_back_equal(in_tmp):
     snap = blessed(digest="d")
     write_snapshot(in_tmp / "baselines" / "s.json", snap)
     assert read_snapshot(in_tmp / "baselines" / "s.json") == snap
-    assert json.loads((in_tmp / "baselines" / "s.json").read_text())["schema"] == 1
+    assert json.loads((in_tmp / "baselines" / "s.json").read_text())["schema"] == 2
 
 
 def test_a_snapshot_that_is_not_json_is_a_located_input_error(in_tmp):
@@ -121,7 +121,7 @@ def test_a_snapshot_that_is_not_json_is_a_located_input_error(in_tmp):
 
 
 @pytest.mark.parametrize("document, expected", [
-    ({"schema": 7}, "snapshot schema 1, found 7 (int) (written by a newer llm-quality-gate)"),
+    ({"schema": 7}, "snapshot schema 2, found 7 (int) (written by a newer llm-quality-gate)"),
     ([], "a JSON object, found list"),
     ({**blessed().to_dict(), "metrics": "x"}, "'metrics' to be a dict, found 'x'"),
 ])

@@ -60,7 +60,7 @@ def test_a_snapshot_survives_its_json_shape():
     snap = Snapshot.from_result(result(), gate="g", created_at="2026-11-01T12:00:00Z", commit="abc",
                                 inputs_digest=None, tool_version="1")
     data = snap.to_dict()
-    assert data["schema"] == SCHEMA == 1
+    assert data["schema"] == SCHEMA == 2 and data["runs"] == 1 and "metric_runs" not in data  # one run
     assert data["groups"][0] == {"level": "group", "key": {"model": "a"}, "n": 2, "metrics": {"f1": 0.8, "gone": None}}
     assert data["items"][0] == {"key": {"id": "1", "model": "a"}, "values": {"f1": 0.9, "ok": 1.0, "n": 3.0}}
     again = Snapshot.from_dict(data)
@@ -96,10 +96,10 @@ def valid() -> dict:
 
 @pytest.mark.parametrize("change, message", [
     (lambda d: [d], "a JSON object, found list"),
-    (lambda d: {**d, "schema": None}, "snapshot schema 1, found None (NoneType)"),
-    (lambda d: {k: v for k, v in d.items() if k != "schema"}, "snapshot schema 1, found None"),
-    (lambda d: {**d, "schema": 2}, "found 2 (int) (written by a newer llm-quality-gate)"),
-    (lambda d: {**d, "schema": "1"}, "snapshot schema 1, found '1'"),
+    (lambda d: {**d, "schema": None}, "snapshot schema 2, found None (NoneType)"),
+    (lambda d: {k: v for k, v in d.items() if k != "schema"}, "snapshot schema 2, found None"),
+    (lambda d: {**d, "schema": 3}, "found 3 (int) (written by a newer llm-quality-gate)"),
+    (lambda d: {**d, "schema": "1"}, "snapshot schema 2, found '1'"),
     (lambda d: {**d, "suite": 3}, "'suite' to be a str, found 3 (int)"),
     (lambda d: {**d, "fingerprint": []}, "'fingerprint' to be a dict"),
     (lambda d: {k: v for k, v in d.items() if k != "items"}, "'items' to be a list, found None"),

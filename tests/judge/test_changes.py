@@ -1,4 +1,5 @@
-"""Change checks against a baseline snapshot: comparability enforced, significance via paired bootstrap."""
+"""Change checks against a baseline snapshot: comparability enforced, significance by a paired test whose p is
+checked against scipy.stats.ttest_rel, could-not-tell as inconclusive."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import random
 from datetime import datetime, timezone
 
 import pytest
+from scipy import stats as scipy_stats
 
 from gate.baselines.snapshots import Snapshot, compare
 from gate.config import CheckConfig, UnmeasuredPolicy
 from gate.judge import CheckVerdict, Op, judge_suite
 from gate.results import GroupResult, Item, SuiteResult
-from gate.stats import paired_difference
+from gate.stats import statistics
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 FP = {"model": "m", "weights": "abc", "layer": 6, "libraries": {"torch": "2.13.0"}, "source": "cache: /a"}
@@ -42,7 +44,7 @@ def judge(current: SuiteResult, baseline: SuiteResult | None, check: CheckConfig
     comparison = compare(snap, current, path="baselines/metrics/s.json", inputs_digest=None, now=NOW,
                          max_age_days=90)
     return judge_suite(current, {"f1": check}, UnmeasuredPolicy.WARN, comparison,
-                       lambda m: "f1").checks
+                       lambda m: statistics.mean("f1")).checks
 
 
 def test_decrease_past_the_bound_fails_and_within_it_passes():
@@ -65,7 +67,7 @@ def test_a_different_fingerprint_is_not_comparable_and_says_what_differs():
     base, now = result({"a": [0.9, 0.9]}), result({"a": [0.1, 0.1]})
     then = {**FP, "layer": 17, "libraries": {"torch": "2.12.0"}, "source": "elsewhere"}
     [check] = judge(now, base, CheckConfig(max_decrease=0.01), fingerprint_then=then)
-    assert check.verdict is CheckVerdict.UNMEASURED and check.value is None
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and check.value is None
     assert "not comparable" in check.reason and "layer: 17 → 6" in check.reason
     assert "libraries.torch: 2.12.0 → 2.13.0" in check.reason and "source" not in check.reason
 
@@ -77,9 +79,9 @@ def test_only_the_load_source_differing_is_still_comparable():
     assert check.verdict is CheckVerdict.PASS and check.value == 0
 
 
-def test_no_snapshot_is_unmeasured_never_a_pass():
+def test_no_snapshot_is_inconclusive_never_a_pass():
     [check] = judge(result({"a": [0.9]}), None, CheckConfig(max_decrease=0.01))
-    assert check.verdict is CheckVerdict.UNMEASURED and "llm-gate baseline bless" in check.reason
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and "llm-gate baseline bless" in check.reason
 
 
 def test_significance_turns_a_noisy_drop_into_a_pass_and_a_real_drop_into_a_fail():
@@ -87,39 +89,65 @@ def test_significance_turns_a_noisy_drop_into_a_pass_and_a_real_drop_into_a_fail
     base_scores = [0.8 + rng.gauss(0, 0.05) for _ in range(40)]
     noisy = [s + (0.05 if i % 2 else -0.0505) for i, s in enumerate(base_scores)]  # drop 0.00025, noise 0.05
     real = [s - 0.05 + rng.gauss(0, 0.01) for s in base_scores]
-    check = CheckConfig(max_decrease=0.0, significant=True)
+    check = CheckConfig(max_decrease=0.03, significant=True)  # above the test's MDE (0.020): not underpowered
     [noisy_check] = judge(result({"a": noisy}), result({"a": base_scores}), check)
     [real_check] = judge(result({"a": real}), result({"a": base_scores}), check)
     assert noisy_check.value < 0 and noisy_check.verdict is CheckVerdict.PASS
-    assert noisy_check.change.significant is False and noisy_check.change.low < 0 < noisy_check.change.high
+    assert noisy_check.change.significant is False and noisy_check.change.p_value > 0.3
     assert real_check.verdict is CheckVerdict.FAIL and real_check.change.significant is True
-    assert real_check.change.n == 40 and real_check.change.high < 0
-    # the interval is the one stats.paired_difference gives for the paired items
-    reference = paired_difference(real, base_scores, alpha=0.05)
-    assert (real_check.change.low, real_check.change.high) == (reference.low, reference.high)
+    assert real_check.change.n == 40 and real_check.change.method == "paired t-test"
+    # a mean's change test is Student's paired t-test, one-sided on the bad side
+    for judged, values in ((noisy_check, noisy), (real_check, real)):
+        reference = scipy_stats.ttest_rel(values, base_scores, alternative="less")
+        assert judged.change.p_value == pytest.approx(reference.pvalue, rel=1e-9)
+        assert judged.change.p_adjusted == pytest.approx(reference.pvalue, rel=1e-9)  # a family of one
+
+
+def test_minimum_detectable_effect_is_the_t_power_formula_and_flags_an_underpowered_check():
+    rng = random.Random(3)
+    base_scores = [0.8 + rng.gauss(0, 0.05) for _ in range(12)]
+    now = [s + rng.gauss(0, 0.05) + 0.02 for s in base_scores]  # no drop: nothing significant
+    [tight] = judge(result({"a": now}), result({"a": base_scores}), CheckConfig(max_decrease=0.001, significant=True))
+    [loose] = judge(result({"a": now}), result({"a": base_scores}), CheckConfig(max_decrease=0.5, significant=True))
+    d = [a - b for a, b in zip(now, base_scores, strict=True)]
+    se = scipy_stats.tstd(d) / len(d) ** 0.5
+    mde = (scipy_stats.t.ppf(0.95, 11) + scipy_stats.t.ppf(0.8, 11)) * se
+    assert tight.change.mde == pytest.approx(mde, rel=1e-9) and tight.change.se == pytest.approx(se, rel=1e-9)
+    assert tight.verdict is CheckVerdict.INCONCLUSIVE and tight.change.underpowered and "underpowered" in tight.reason
+    assert loose.verdict is CheckVerdict.PASS and not loose.change.underpowered
 
 
 def test_items_pair_by_identity_not_by_position():
     base = result({"a": [0.9, 0.5, 0.7]})
     reordered = SuiteResult(**{**base.__dict__, "items": tuple(reversed(base.items))})
     [check] = judge(reordered, base, CheckConfig(max_decrease=0.0, significant=True))
-    assert check.change.n == 3 and check.change.low == check.change.high == 0
+    assert check.change.n == 3 and check.change.estimate == 0 and check.change.se == 0
+    assert check.verdict is CheckVerdict.PASS and check.change.p_value == 1.0
 
 
-def test_significance_without_enough_pairs_is_unmeasured_only_when_past_the_bound():
+def test_significance_without_enough_pairs_is_inconclusive():
     base = result({"a": [0.9]})
     [fine] = judge(result({"a": [0.95]}), base, CheckConfig(max_decrease=0.01, significant=True))
     [past] = judge(result({"a": [0.5]}), base, CheckConfig(max_decrease=0.01, significant=True))
-    assert fine.verdict is CheckVerdict.PASS
-    assert past.verdict is CheckVerdict.UNMEASURED and "at least 2 items" in past.reason
+    assert fine.verdict is past.verdict is CheckVerdict.INCONCLUSIVE and "at least 2 items" in past.reason
 
 
-def test_significance_needs_a_metric_that_is_a_mean_over_items():
+def test_an_item_set_that_changed_beyond_min_paired_is_inconclusive():
+    base = result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]})
+    now = SuiteResult(**{**result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]}).__dict__})
+    renamed = tuple(Item(((k, f"new{v}") if k == "submission" and int(v) > 1 else (k, v) for k, v in i.key),
+                         i.values) for i in now.items)
+    [check] = judge(SuiteResult(**{**now.__dict__, "items": renamed}), base,
+                    CheckConfig(max_decrease=0.01, significant=True))
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and "only 40%" in check.reason
+
+
+def test_significance_needs_a_metric_the_items_determine():
     base, now = result({"a": [0.9, 0.9]}), result({"a": [0.5, 0.5]})
     comparison = compare(snapshot_of(base), now, path="p", inputs_digest=None, now=NOW, max_age_days=None)
     [check] = judge_suite(now, {"f1": CheckConfig(max_decrease=0.01, significant=True)}, UnmeasuredPolicy.FAIL,
                           comparison, lambda m: None).checks
-    assert check.verdict is CheckVerdict.UNMEASURED and "not a mean over items" in check.reason
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and "cannot be recomputed from the items" in check.reason
 
 
 def test_snapshot_age_and_changed_inputs():
@@ -133,7 +161,7 @@ def test_snapshot_age_and_changed_inputs():
 @pytest.mark.parametrize("bad", [
     {"max_decrease": -1}, {"warn_decrease": 0.1}, {"max_decrease": 0.1, "warn_decrease": 0.2},
     {"max_increase": 0.1, "warn": 0.05}, {"min": 0.5, "significant": True}, {"significant": True},
-    {"max_decrease": 0.1, "confidence": 1.0},
+    {"max_decrease": 0.1, "confidence": 0.95},  # gone: the gate's `alpha` is the one budget
 ])
 def test_change_check_config_errors(bad):
     with pytest.raises(ValueError):

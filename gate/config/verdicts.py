@@ -1,0 +1,53 @@
+"""How checks become verdicts, gate-wide (DESIGN.md §10): the false-alarm budget, its correction, what
+"could not tell" counts as, and the waivers that accept a known regression for a while.
+
+gate.yml keeps them at the top level:
+
+```yaml
+alpha: 0.05            # one false-alarm budget for every `significant: true` check of the gate
+correction: holm       # holm (family-wise, any dependence) | bh (false discovery rate) | none
+inconclusive: neutral  # neutral: the check run is neutral and the exit code 0 | warn | fail | pass
+waivers:
+  - {suite: rag, metric: overall_score, reason: "new retriever, tuning in #412", owner: "@ana", expires: 2026-12-31}
+```
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import Enum
+
+from pydantic import Field, field_validator
+
+from gate.config.base import StrictModel
+from gate.stats import Correction
+
+__all__ = ["Correction", "InconclusivePolicy", "Waiver"]
+
+
+class InconclusivePolicy(str, Enum):
+    NEUTRAL = "neutral"  # its own verdict; the check run is `neutral`, the exit code 0
+    WARN = "warn"  # counts as a warning (exit 1 only with --fail-on warn)
+    FAIL = "fail"  # counts as a failure: exit 1, the check run fails
+    PASS = "pass"  # counts as a pass (the report still says inconclusive)
+
+
+class Waiver(StrictModel):
+    """Accept a check's result until `expires`: it shows as waived (never as passed), with the reason and owner.
+    An expired waiver stops working and the report says so."""
+
+    suite: str = Field(min_length=1, description="The suite whose check is waived.")
+    metric: str = Field(min_length=1, description="The checked metric (as in the suite's `checks:`).")
+    scope: str | None = Field(None, description="Only checks at this scope (`group`, a level, `suite`). Default: any.")
+    where: dict[str, str] | None = Field(
+        None, description="Only the groups whose key has these values, e.g. `{model: gpt-4o}`. Default: every group.")
+    reason: str = Field(min_length=3, max_length=500, description="Why the result is accepted (shown in the report).")
+    owner: str = Field(min_length=1, max_length=100, description="Who answers for it, e.g. `@ana` or a team.")
+    expires: dt.date = Field(description="The last day the waiver works (YYYY-MM-DD).")
+
+    @field_validator("reason", "owner")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must say something (it is shown beside the waived check)")
+        return value.strip()
