@@ -33,9 +33,11 @@ class WrittenReport:
 
 def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
                     descriptions: Mapping[str, str | None] | None = None, *, detail: int = sizing.FULL_DETAIL,
-                    cut_note: str | None = None, footer: bool = True) -> str:
+                    cut_note: str | None = None, footer: bool = True, rows: int | None = None) -> str:
+    """`rows` cuts the gate-level "checks not passed" table of a shortened report (`detail` ≤ 1) to its first
+    rows by severity (None: all; `sizing.fit` chooses it)."""
     view = context.build(verdict, run, config.worst_items, descriptions, detail=detail, cut_note=cut_note,
-                         footer=footer)
+                         footer=footer, rows=rows)
     return markdown.render(view, override_dir=config.templates_dir)
 
 

@@ -1,8 +1,10 @@
-"""Annotations: failing and warning checks pinned to the input lines they are about.
+"""Annotations: failing, warning and inconclusive checks pinned to the input lines they are about.
 
 Used for check-run annotations (GitHub API) and for `::error file=…,line=…::` workflow commands.
 A check on a group points at the group's first record (e.g. the first candidate line of that
-exercise and model) and names how many records the group has and where they are.
+exercise and model) and names how many records the group has and where they are. An inconclusive check
+is a notice with why it could not tell (it does not block, but a reviewer should see it next to the lines);
+a waived check gets none: it was accepted on purpose, and the report names its waiver, owner and expiry.
 """
 
 from __future__ import annotations
@@ -44,16 +46,17 @@ class Annotation:
                    str(data["message"]))
 
 
-_LEVELS = {CheckVerdict.FAIL: Level.FAILURE, CheckVerdict.WARN: Level.WARNING}
+_LEVELS = {CheckVerdict.FAIL: Level.FAILURE, CheckVerdict.WARN: Level.WARNING, CheckVerdict.INCONCLUSIVE: Level.NOTICE}
+_TITLES = {Level.FAILURE: "failed", Level.WARNING: "warning", Level.NOTICE: "inconclusive"}
 
 
 def check_annotations(verdict: GateVerdict, limit: int = MAX_ANNOTATIONS) -> list[Annotation]:
-    """The failing and warning checks' annotations, failures first. (Not `annotations`: that name is
-    `from __future__ import annotations`' in every module that would import it.)"""
+    """The failing, warning and inconclusive checks' annotations, failures first, then warnings. (Not
+    `annotations`: that name is `from __future__ import annotations`' in every module that would import it.)"""
     found: list[Annotation] = []
     for suite in verdict.suites:
         found += _suite_annotations(suite)
-    found.sort(key=lambda a: (a.level is not Level.FAILURE, a.path, a.line))
+    found.sort(key=lambda a: (list(Level).index(a.level), a.path, a.line))
     return found[:limit]
 
 
@@ -72,9 +75,10 @@ def _suite_annotations(suite: SuiteVerdict) -> list[Annotation]:
         shown = ", ".join(map(str, lines[:12])) + (" …" if len(lines) > 12 else "")
         result.append(Annotation(
             path=first.file, line=first.line, level=level,
-            title=f"{suite.result.name}: {check.metric} {'failed' if level is Level.FAILURE else 'warning'}",
+            title=f"{suite.result.name}: {check.metric} {_TITLES[level]}",
             message=f"{describe(check)} for {key_label(check.key)}. "
-                    f"{len(located)} record(s) in this group; lines {shown} of {first.file}.",
+                    + (f"Could not tell: {check.reason}. " if level is Level.NOTICE and check.reason else "")
+                    + f"{len(located)} record(s) in this group; lines {shown} of {first.file}.",
         ))
     return result
 
@@ -82,11 +86,20 @@ def _suite_annotations(suite: SuiteVerdict) -> list[Annotation]:
 def describe(check: CheckResult) -> str:
     if check.change is not None:
         if check.value is None:
-            return f"Δ {check.metric} vs the baseline snapshot is unmeasured"
+            return f"Δ {check.metric} vs the baseline snapshot could not be measured"
         level = check.warn if check.verdict is CheckVerdict.WARN and check.warn is not None else check.fail
         moved = "fell" if check.value < 0 else "rose"
-        return (f"{check.metric} {moved} by {abs(check.value):.4g} against the baseline snapshot "
-                f"({check.change.baseline:.4g} → {check.change.current:.4g}; allowed {abs(level):g})")
+        change = check.change
+        evidence = []
+        if change.baseline is not None and change.current is not None:
+            evidence.append(f"{change.baseline:.4g} → {change.current:.4g}")
+        if change.tested and change.p_value is not None:
+            adjusted = f", adjusted {change.p_adjusted:.3g}" if change.p_adjusted is not None else ""
+            evidence.append(f"p {change.p_value:.3g}{adjusted}")
+        if change.mde is not None:
+            evidence.append(f"detects ≥ {change.mde:.3g}")
+        evidence.append(f"allowed {abs(level):g}")
+        return f"{check.metric} {moved} by {abs(check.value):.4g} against the baseline snapshot ({'; '.join(evidence)})"
     value = "unmeasured" if check.value is None else f"{check.value:.4g}"
     bound = check.warn if check.verdict is CheckVerdict.WARN and check.warn is not None else check.fail
     relation = ("<" if check.op.value == "min" else ">") if check.verdict is not CheckVerdict.PASS else "meets"

@@ -1,4 +1,11 @@
-"""Verdicts -> the plain view model the templates render. All escaping of input text happens here."""
+"""Verdicts -> the plain view model the templates render. All escaping of input text happens here.
+
+Besides the suites, the view carries what makes a verdict trustworthy to read (DESIGN.md §10): the gate's
+false-alarm budget (`significance`), its notes (waivers that matched nothing or expired), what an
+inconclusive gate counts as, and — when the report is shortened (`detail` ≤ 1) — one gate-level table of
+every check that failed, was inconclusive, unmeasured or waived, so a shortened comment never hides why
+(cut to its first `rows` by severity only when even that does not fit, with a line naming what was cut).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ import gate.report.over_time as over_time
 import gate.report.views as views
 from gate import __version__
 from gate.baselines.trends import SuiteTrend
+from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, icon, number, threshold
@@ -37,12 +45,16 @@ class RunInfo:
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
           descriptions: Mapping[str, str | None] | None = None, *, detail: int = 3,
-          cut_note: str | None = None, footer: bool = True) -> dict[str, Any]:
+          cut_note: str | None = None, footer: bool = True, rows: int | None = None) -> dict[str, Any]:
+    """The view of the whole report; `rows` caps the gate-level "checks not passed" table (None: all)."""
     descriptions = descriptions or {}
-    suites = [_suite(s, worst_items, descriptions.get(s.result.name), run, detail) for s in verdict.suites]
+    suites = [_suite(s, worst_items, descriptions.get(s.result.name), run, detail, verdict)
+              for s in verdict.suites]
     changed = sorted({f for s in verdict.suites if s.comparison for f in s.comparison.changed_in_pr})
     counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
     checks = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
+    shown = [v for v in CheckVerdict if v in _ALWAYS_COUNTED or checks[v.value]]
+    not_passed, cut = not_passed_table(verdict, rows) if detail <= 1 else ([], None)
     return {
         "name": inert(verdict.name, limit=100),
         "verdict": verdict.verdict.value,
@@ -62,7 +74,91 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "changed_baselines": [inert(f, limit=200) for f in changed],
         "history_notes": [inert(n, limit=300) for n in run.history_notes],
         "model_work": model_work_line(run.runtime),
+        "count_columns": [{"verdict": v.value, "icon": icon(v)} for v in sorted(shown, key=_COLUMNS.index)],
+        "significance": significance_line(verdict),
+        "counts_as": counts_as_line(verdict, checks[CheckVerdict.INCONCLUSIVE.value]),
+        "notes": [inert(n, limit=500) for n in verdict.notes],
+        "not_passed": not_passed,
+        "not_passed_cut": cut,
+        "warned_checks": checks[CheckVerdict.WARN.value],
     }
+
+
+_COLUMNS = [CheckVerdict.PASS, CheckVerdict.WARN, CheckVerdict.FAIL, CheckVerdict.UNMEASURED,
+            CheckVerdict.INCONCLUSIVE, CheckVerdict.WAIVED]
+_ALWAYS_COUNTED = (CheckVerdict.PASS, CheckVerdict.WARN, CheckVerdict.FAIL, CheckVerdict.UNMEASURED)
+_CORRECTION_PROMISE = {
+    "holm": "Holm: the chance that an unchanged system fails any of them ≤ {pct}",
+    "bh": "Benjamini–Hochberg: of the checks that fail, the expected share of false alarms ≤ {pct}",
+}
+
+
+def significance_line(verdict: GateVerdict) -> str | None:
+    """What the gate's significance tests promise, e.g. "Significance: 17 checks share α = 0.05 (Holm: the
+    chance that an unchanged system fails any of them ≤ 5 %); p per check raw and adjusted."; None
+    when no check is significance-tested."""
+    if not verdict.tested or verdict.alpha is None:
+        return None
+    alpha, pct = f"{verdict.alpha:g}", f"{verdict.alpha * 100:g} %"
+    if verdict.tested == 1:
+        return (f"Significance: 1 check is tested at α = {alpha} (the chance that an unchanged system fails it "
+                f"≤ {pct}); its p is shown raw and adjusted.")
+    promise = _CORRECTION_PROMISE.get(verdict.correction or "")
+    if promise is None:
+        return (f"Significance: {verdict.tested} checks are each tested at α = {alpha} without correction (each "
+                f"alone ≤ {pct} false alarms; the gate as a whole more); p per check raw.")
+    return (f"Significance: {verdict.tested} checks share α = {alpha} ({promise.format(pct=pct)}); "
+            "p per check raw and adjusted.")
+
+
+_COUNTS_AS = {InconclusivePolicy.NEUTRAL: "a neutral check run and exit code 0",
+              InconclusivePolicy.WARN: "a warning (exit 1 only with --fail-on warn)",
+              InconclusivePolicy.FAIL: "a failure: exit code 1 and a failed check run",
+              InconclusivePolicy.PASS: "a pass (exit code 0)"}
+
+
+def counts_as_line(verdict: GateVerdict, inconclusive: int) -> str | None:
+    """For an inconclusive gate: how many checks could not tell, and what gate.yml makes that count as."""
+    if verdict.verdict is not Verdict.INCONCLUSIVE:
+        return None
+    return (f"❓ Could not tell: {inconclusive} check{'s' if inconclusive != 1 else ''} inconclusive. "
+            f"`inconclusive: {verdict.inconclusive.value}` (gate.yml) makes this {_COUNTS_AS[verdict.inconclusive]}.")
+
+
+# What the gate-level table lists when the report is shortened: everything that is not a pass or a warning.
+NOT_PASSED = (CheckVerdict.FAIL, CheckVerdict.INCONCLUSIVE, CheckVerdict.UNMEASURED, CheckVerdict.WAIVED)
+_CUT_WORDS = {CheckVerdict.FAIL: "failing", CheckVerdict.INCONCLUSIVE: "inconclusive",
+              CheckVerdict.UNMEASURED: "unmeasured", CheckVerdict.WAIVED: "waived"}
+
+
+def not_passed_checks(verdict: GateVerdict) -> list[tuple[SuiteVerdict, CheckResult]]:
+    """Every failed, inconclusive, unmeasured and waived check of the gate, most severe first."""
+    found = [(s, c) for s in verdict.suites for c in s.checks if c.verdict in NOT_PASSED]
+    found.sort(key=lambda sc: (_ORDER[sc[1].verdict], sc[0].result.name, sc[1].metric))
+    return found
+
+
+def not_passed_table(verdict: GateVerdict, rows: int | None) -> tuple[list[dict[str, str]], str | None]:
+    """The gate-level table's rows (the first `rows` by severity) and the line naming what was cut."""
+    found = not_passed_checks(verdict)
+    shown, cut = (found, []) if rows is None else (found[:rows], found[rows:])
+    lines = []
+    for suite, check in shown:
+        scorer = get_scorer(suite.result.kind)
+        lines.append({**_check_line(check, scorer.metrics, verdict), "suite": inert(suite.result.name, limit=100)})
+    return lines, cut_line([c for _, c in cut])
+
+
+def cut_line(cut: list[CheckResult]) -> str | None:
+    """"… and 9,412 more failing checks, 3 inconclusive: all in report.json" — exactly what was left out."""
+    if not cut:
+        return None
+    counts = [(v, sum(1 for c in cut if c.verdict is v)) for v in NOT_PASSED]
+    parts = [(n, _CUT_WORDS[v]) for v, n in counts if n]
+    first_n, first_word = parts[0]
+    text = f"… and {first_n:,} more {first_word} check{'s' if first_n != 1 else ''}"
+    text += "".join(f", {n:,} {word}" for n, word in parts[1:])
+    return text + ": all in report.json"
 
 
 def model_work_line(runtime: Mapping[str, Any] | None) -> str:
@@ -77,12 +173,16 @@ def model_work_line(runtime: Mapping[str, Any] | None) -> str:
     return line
 
 
+# The order checks that did not pass are listed in: what blocks the merge first, then what could not be told.
+_ORDER = over_time.ORDER
+
+
 def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: RunInfo,
-           detail: int) -> dict[str, Any]:
+           detail: int, gate: GateVerdict) -> dict[str, Any]:
     result = suite.result
     scorer = get_scorer(result.kind)
     problems = [c for c in suite.checks if c.verdict is not CheckVerdict.PASS]
-    problems.sort(key=lambda c: ({"fail": 0, "unmeasured": 1, "warn": 2}[c.verdict.value], c.metric))
+    problems.sort(key=lambda c: (_ORDER[c.verdict], c.metric))
     return {
         "name": inert(result.name, limit=100),
         "kind": result.kind,
@@ -92,25 +192,25 @@ def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: 
         "word": WORDS[suite.verdict],
         "counts": {v.value: suite.count(v) for v in CheckVerdict},
         "total_checks": len(suite.checks),
-        "problems": [_check_line(c, scorer.metrics) for c in problems],
+        "problems": [_check_line(c, scorer.metrics, gate) for c in problems] if detail >= 2 else [],
         "suite_metrics": [
             {"metric": name, "value": number(value, scorer.metrics[name].fmt)}
             for name, value in result.metrics.items() if name in scorer.metrics
         ],
         "notes": [inert(n, limit=500) for n in result.notes],
         "fingerprint": {k: inert(v, limit=200) for k, v in result.fingerprint.items() if k != "libraries"},
-        "view": views.build(suite, worst_items),
+        "view": views.build(suite, worst_items) if detail >= 2 else {},  # the kind's tables: shown from level 2
         "baseline": over_time.baseline_view(suite, run.stale_outputs.get(result.name),
-                                            lambda c: _check_line(c, scorer.metrics)),
+                                            lambda c: _check_line(c, scorer.metrics, gate)),
         "trend": over_time.trend_view(run.trends.get(result.name), scorer.metrics, charts=detail >= 3),
     }
 
 
-def _check_line(check: CheckResult, metrics: Mapping) -> dict[str, str]:
+def _check_line(check: CheckResult, metrics: Mapping, gate: GateVerdict) -> dict[str, str]:
     spec = metrics.get(check.metric)
     if check.change is not None:
-        value = over_time.change_value(check, spec) if check.value is not None else "n/a"
-        limit = over_time.change_threshold(check, spec)
+        value = over_time.change_value(check, spec, gate.correction) if check.value is not None else "n/a"
+        limit = over_time.change_threshold(check, spec, gate.alpha)
     else:
         value = number(check.value, spec.fmt if spec else ".3f")
         limit = threshold(check.op.value, check.fail, check.warn, spec.fmt if spec else "g")
@@ -121,5 +221,24 @@ def _check_line(check: CheckResult, metrics: Mapping) -> dict[str, str]:
         "where": inert(key_label(check.key) if check.scope != "suite" else "whole suite", limit=200),
         "value": value,
         "threshold": limit,
-        "reason": inert(check.reason, limit=300) if check.reason else "",
+        "reason": inert(why(check), limit=600),
     }
+
+
+_WOULD_HAVE = {"fail": "would have failed", "warn": "would have warned",
+               "inconclusive": "would have been inconclusive", "unmeasured": "would have been unmeasured"}
+
+
+def why(check: CheckResult) -> str:
+    """Why a check did not pass, unescaped: its waiver ("waived until 2026-12-31 by @ana: reason; would have
+    failed", or "waiver expired on …") and its own reason (unmeasured, inconclusive)."""
+    parts = []
+    waiver = check.waiver
+    if waiver is not None and check.verdict is CheckVerdict.WAIVED:
+        text = f"waived until {waiver.expires} by {waiver.owner}: {waiver.reason}"
+        parts.append(text + (f"; {_WOULD_HAVE[waiver.replaced]}" if waiver.replaced in _WOULD_HAVE else ""))
+    elif waiver is not None and waiver.expired:
+        parts.append(f"waiver expired on {waiver.expires} ({waiver.owner}: {waiver.reason})")
+    if check.reason:
+        parts.append(check.reason[:300])
+    return "; ".join(parts)

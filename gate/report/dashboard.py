@@ -23,7 +23,7 @@ import gate.report.charts as charts
 import gate.report.over_time as over_time
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
-from gate.report.context import RunInfo
+from gate.report.context import RunInfo, counts_as_line, significance_line, why
 from gate.report.formatting import WORDS, icon, number, threshold
 from gate.results import key_label
 from gate.scorers import get_scorer
@@ -41,14 +41,16 @@ COMPARED = ("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answ
 
 
 def render(verdict: GateVerdict, run: RunInfo, history: dict[str, Any] | None = None) -> str:
-    suites = [_suite(s) for s in verdict.suites]
+    suites = [_suite(s, verdict) for s in verdict.suites]
     script, script_hash = _script()
     return _environment().get_template("dashboard.html.j2").render(
         script=script, script_hash=script_hash,
         name=verdict.name, verdict=verdict.verdict.value, word=WORDS[verdict.verdict], icon=icon(verdict.verdict),
         skipped_reason=verdict.skipped_reason, suites=suites, run=run, version=__version__,
         checks={v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict},
-        commit=run.commit[:7] if run.commit else None, history=history or {})
+        commit=run.commit[:7] if run.commit else None, history=history or {},
+        significance=significance_line(verdict), counts_as=counts_as_line(verdict, sum(
+            s.count(CheckVerdict.INCONCLUSIVE) for s in verdict.suites)), notes=list(verdict.notes))
 
 
 @lru_cache(maxsize=1)
@@ -70,26 +72,25 @@ def _environment() -> jinja2.Environment:
                               undefined=jinja2.StrictUndefined, autoescape=True)
 
 
-def _check_text(check: CheckResult, scorer: Any) -> dict[str, str]:
+def _check_text(check: CheckResult, scorer: Any, gate: GateVerdict) -> dict[str, str]:
     spec = scorer.metrics.get(check.metric)
     if check.change is not None:
-        return {"metric": f"Δ {check.metric}", "threshold": over_time.change_threshold(check, spec),
-                "value": over_time.change_value(check, spec) if check.value is not None else "n/a"}
+        return {"metric": f"Δ {check.metric}", "threshold": over_time.change_threshold(check, spec, gate.alpha),
+                "value": over_time.change_value(check, spec, gate.correction) if check.value is not None else "n/a"}
     return {"metric": check.metric, "value": number(check.value, _fmt(scorer, check.metric)),
             "threshold": threshold(check.op.value, check.fail, check.warn, _fmt(scorer, check.metric))}
 
 
-def _suite(suite: SuiteVerdict) -> dict[str, Any]:
+def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:
     result = suite.result
     scorer = get_scorer(result.kind)
     return {
         "name": result.name, "kind": result.kind, "verdict": suite.verdict.value, "word": WORDS[suite.verdict],
         "icon": icon(suite.verdict), "notes": list(result.notes),
         "checks": [{"icon": icon(c.verdict), "verdict": c.verdict.value, "scope": c.scope,
-                    "where": key_label(c.key) if c.scope != "suite" else "whole suite", "reason": c.reason or "",
-                    **_check_text(c, scorer)}
-                   for c in sorted(suite.checks, key=lambda c: ("fail", "unmeasured", "warn", "pass").index(
-                       c.verdict.value))],
+                    "where": key_label(c.key) if c.scope != "suite" else "whole suite", "reason": why(c),
+                    **_check_text(c, scorer, gate)}
+                   for c in sorted(suite.checks, key=lambda c: over_time.ORDER[c.verdict])],
         "problems": sum(1 for c in suite.checks if c.verdict is not CheckVerdict.PASS),
         "tables": _tables(suite, scorer),
         "charts": [Markup(svg) for svg in (*_bar_charts(suite), _distribution(suite), _comparison(suite)) if svg],

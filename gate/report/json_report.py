@@ -1,4 +1,11 @@
-"""report.json, schema version 1 (DESIGN.md §5): the machine contract of a gate run."""
+"""report.json, schema version 1 (DESIGN.md §5): the machine contract of a gate run.
+
+Additive fields since the verdict statistics (DESIGN.md §10), so readers of schema 1 keep working:
+`counts_as` (what the exit code and check run follow: an inconclusive gate under `inconclusive: fail` counts
+as "fail"), `statistics` (the gate's false-alarm budget `alpha`, its `correction` and the number of `tested`
+checks sharing it; null when the gate was skipped), `notes` (waivers that matched nothing or expired), per
+check its `change` evidence (raw and adjusted p, MDE, baseline runs…) and its `waiver`, per baseline `runs`.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +30,11 @@ def report_json(verdict: GateVerdict, generated_at: str, commit: str | None,
         "commit": commit,
         "tool": {"name": "llm-quality-gate", "version": __version__},
         "skipped_reason": verdict.skipped_reason,
+        "counts_as": verdict.counts_as.value,
+        "inconclusive_policy": verdict.inconclusive.value,
+        "statistics": ({"alpha": verdict.alpha, "correction": verdict.correction, "tested": verdict.tested}
+                       if verdict.alpha is not None else None),
+        "notes": list(verdict.notes),
         "suites": [_suite(s) for s in verdict.suites],
         "runtime": dict(runtime) if runtime else None,  # the model work's cost: device, time, tokens, cache
     }
@@ -56,7 +68,8 @@ def _baseline(comparison: BaselineComparison | None) -> dict[str, Any] | None:
     snapshot = comparison.snapshot
     return {"path": comparison.path, "present": snapshot is not None, "comparable": comparison.comparable,
             "differences": list(comparison.differences), "blessed_at": snapshot.created_at if snapshot else None,
-            "commit": snapshot.commit if snapshot else None, "age_days": comparison.age_days,
+            "commit": snapshot.commit if snapshot else None, "runs": snapshot.runs if snapshot else None,
+            "age_days": comparison.age_days,
             "stale": comparison.stale, "changed_in_pr": list(comparison.changed_in_pr)}
 
 
@@ -64,4 +77,5 @@ def _check(check: CheckResult) -> dict[str, Any]:
     return {"metric": check.metric, "scope": check.scope, "key": key_dict(check.key), "op": check.op.value,
             "fail": check.fail, "warn": check.warn, "value": check.value, "verdict": check.verdict.value,
             **({"reason": check.reason} if check.reason else {}),
-            **({"change": asdict(check.change)} if check.change else {})}
+            **({"change": asdict(check.change)} if check.change else {}),
+            **({"waiver": asdict(check.waiver)} if check.waiver else {})}

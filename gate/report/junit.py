@@ -7,9 +7,17 @@ tests/support/junit.xsd), the de-facto common JUnit schema:
       <testsuite name=SUITE tests failures errors skipped time timestamp>   one per suite
         <properties> kind, verdict, unmeasured policy </properties>
         <testcase classname="GATE.SUITE" name="METRIC [KEY] (OP THRESHOLD)" time="0">   one per check
-          <failure message type>  a failed check (or an unmeasured one under `unmeasured: fail`)
-          <skipped message>       an unmeasured check under `unmeasured: warn` (the default)
+          <failure message type>  a failed check (or an unmeasured one under `unmeasured: fail`, or an
+                                  inconclusive one under gate.yml's `inconclusive: fail`)
+          <skipped message>       an unmeasured check under `unmeasured: warn` (the default); an inconclusive
+                                  check (could not tell); a waived check (with its waiver)
           <system-out>            a warned check: it passes, with the warning as output
+
+JUnit knows passed, failed and skipped. "Could not tell" is not a failure (a CI that blocks on JUnit failures
+would turn the gate's neutral verdict into a red build) and must not read as a pass, so it is `skipped` with
+its reason — a failure only where gate.yml makes inconclusive count as a failure, as the exit code does. A
+waived check is `skipped` too, never passed: the message names the waiver, its owner, expiry and what the
+check would have been (DESIGN.md §10: a waived check shows as waived, never as passed).
 
 `<testsuites>` carries no `skipped` count: the schema has no such attribute there (each
 `<testsuite>` has one). A skipped gate (no suites run) is one testsuite holding one skipped testcase
@@ -22,8 +30,9 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from gate.config import UnmeasuredPolicy
+from gate.config import InconclusivePolicy, UnmeasuredPolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, Op, SuiteVerdict
+from gate.report.context import why
 from gate.results import key_label
 
 # Everything outside XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
@@ -42,7 +51,7 @@ def junit_xml(verdict: GateVerdict, generated_at: str) -> str:
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     if verdict.suites:
         for suite in verdict.suites:
-            counts = _suite(root, verdict.name, suite, generated_at)
+            counts = _suite(root, verdict.name, suite, generated_at, verdict.inconclusive)
             totals = {k: totals[k] + counts[k] for k in totals}
     else:
         _skipped_gate(root, verdict, generated_at)
@@ -52,7 +61,8 @@ def junit_xml(verdict: GateVerdict, generated_at: str) -> str:
     return _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _suite(root: ET.Element, gate: str, suite: SuiteVerdict, generated_at: str) -> dict[str, int]:
+def _suite(root: ET.Element, gate: str, suite: SuiteVerdict, generated_at: str,
+           inconclusive: InconclusivePolicy) -> dict[str, int]:
     name = suite.result.name
     element = _element(root, "testsuite", name=name)
     properties = _element(element, "properties")
@@ -61,7 +71,7 @@ def _suite(root: ET.Element, gate: str, suite: SuiteVerdict, generated_at: str) 
         _element(properties, "property", name=prop, value=value)
     counts = {"tests": 0, "failures": 0, "skipped": 0}
     for check in suite.checks:
-        outcome = _testcase(element, f"{gate}.{name}", check, suite.policy)
+        outcome = _testcase(element, f"{gate}.{name}", check, suite.policy, inconclusive)
         counts["tests"] += 1
         if outcome in counts:
             counts[outcome] += 1
@@ -79,21 +89,40 @@ def testcase_name(check: CheckResult) -> str:
 
 
 def _change_text(check: CheckResult, level: float) -> str:
-    """`bertscore_f1 fell by 0.031 (0.871 → 0.84) > max_decrease 0.02; 95% CI -0.05…-0.012, n 24`."""
+    """`bertscore_f1 fell by 0.031 (0.871 → 0.84) > max_decrease 0.02; p 0.004, adjusted 0.012; detects ≥ 0.021;
+    n 24`."""
     change = check.change
     assert change is not None and check.value is not None
     moved = "fell" if check.value < 0 else "rose"
     text = (f"{check.metric} {moved} by {_num(abs(check.value))} ({_num(change.baseline)} → {_num(change.current)})"
             f" > {change.bound.replace('max', 'warn') if level != check.fail else change.bound} {_num(abs(level))}")
-    if change.confidence is not None and change.low is not None:
-        text += f"; {change.confidence:.0%} CI {_num(change.low)}…{_num(change.high)}, n {change.n}, significant"
+    if change.tested and change.p_value is not None:
+        text += f"; p {_num(change.p_value)}"
+        if change.p_adjusted is not None:
+            text += f", adjusted {_num(change.p_adjusted)}"
+    if change.mde is not None:
+        text += f"; detects ≥ {_num(change.mde)}"
+    if change.n:
+        text += f"; n {change.n}"
     return text
 
 
-def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: UnmeasuredPolicy) -> str:
+def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: UnmeasuredPolicy,
+              inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL) -> str:
     """Write one check; return what it counts as: `failures`, `skipped` or `passed`."""
     case = _element(parent, "testcase", classname=classname, name=testcase_name(check), time="0")
     where = key_label(check.key)
+    if check.verdict is CheckVerdict.WAIVED:
+        _element(case, "skipped", message=f"waived: {why(check)}")
+        return "skipped"
+    if check.verdict is CheckVerdict.INCONCLUSIVE:
+        reason = why(check) or "could not tell"
+        if inconclusive is InconclusivePolicy.FAIL:
+            body = f"{where}: {check.metric} could not tell ({reason}); gate.yml says `inconclusive: fail`."
+            _element(case, "failure", body, message=f"inconclusive: {reason}", type="inconclusive")
+            return "failures"
+        _element(case, "skipped", message=f"inconclusive: {reason}")
+        return "skipped"
     if check.verdict is CheckVerdict.FAIL and check.change is not None:
         text = _change_text(check, check.fail)
         _element(case, "failure", f"{where}: {text} against the baseline snapshot.", message=text, type="fail")

@@ -1,5 +1,6 @@
 """View data for a suite's standing over time: its baseline snapshot (age, comparability, changed by this
-pull request), change checks (Δ, interval, n) and trends from the default branch's history."""
+pull request, how many runs it was blessed from), change checks (Δ, raw and adjusted p, the minimum
+detectable effect, n) and trends from the default branch's history."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from gate.baselines.history import mermaid_trend, sparkline
 from gate.baselines.trends import SuiteTrend
-from gate.judge import CheckResult, Op, SuiteVerdict
+from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict
 from gate.report.escape import inert
 from gate.results import MetricSpec
 
@@ -28,33 +29,57 @@ def _age(days: float | None) -> str | None:
     return "today" if days < 1 else f"{days:.0f} day{'s' if round(days) != 1 else ''} ago"
 
 
-def change_value(check: CheckResult, spec: MetricSpec | None) -> str:
-    """`−0.031 (0.871 → 0.840; 95% CI −0.050…−0.012, n 24, significant)`."""
+CORRECTIONS = {"holm": "Holm", "bh": "Benjamini–Hochberg", "none": "no correction"}
+
+
+def _p(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def change_value(check: CheckResult, spec: MetricSpec | None, correction: str | None = None) -> str:
+    """`−0.031 (0.871 → 0.840; p 0.004, adjusted 0.012 (Holm); detects ≥ 0.021; n 24 paired; baseline of
+    3 runs)`: the change, the evidence it was judged on and what the run could have seen (its MDE)."""
     change = check.change
     assert change is not None
     text = _fmt(check.value, spec, signed=True)
-    if change.baseline is not None and change.current is not None:
-        text += f" ({_fmt(change.baseline, spec)} → {_fmt(change.current, spec)}"
-        if change.confidence is not None and change.low is not None:
-            verdict = "significant" if change.significant else "not significant"
-            text += (f"; {change.confidence:.0%} CI {_fmt(change.low, spec, True)}…{_fmt(change.high, spec, True)}, "
-                     f"n {change.n}, {verdict}")
-        elif change.confidence is not None:
-            text += f"; n {change.n}"
-        text += ")"
-    return text
+    if change.baseline is None or change.current is None:
+        return text
+    parts = []
+    if change.p_value is not None and change.tested:
+        evidence = f"p {_p(change.p_value)}"
+        if change.p_adjusted is not None and correction != "none":
+            evidence += f", adjusted {_p(change.p_adjusted)}"
+            if correction in CORRECTIONS:
+                evidence += f" ({CORRECTIONS[correction]})"
+        parts.append(evidence)
+    if change.mde is not None:
+        parts.append(f"detects ≥ {_fmt(change.mde, spec)}" + (" (underpowered)" if change.underpowered else ""))
+    if change.n:
+        parts.append(f"n {change.n} paired")
+    if change.runs > 1:
+        parts.append(f"baseline of {change.runs} runs")
+    else:
+        parts.append("baseline noise unknown (1 run)")
+    inner = "; ".join([f"{_fmt(change.baseline, spec)} → {_fmt(change.current, spec)}", *parts])
+    return f"{text} ({inner})"
 
 
-def change_threshold(check: CheckResult, spec: MetricSpec | None) -> str:
-    """`fall ≤ 0.02 (warn > 0.01)` / `rise ≤ 0.5`, vs the baseline snapshot."""
+def change_threshold(check: CheckResult, spec: MetricSpec | None, alpha: float | None = None) -> str:
+    """`fall ≤ 0.02 (warn > 0.01), if significant at α 0.05` / `rise ≤ 0.5`, vs the baseline snapshot."""
     falls = check.op is Op.MIN
     word = "fall" if falls else "rise"
     text = f"{word} ≤ {_fmt(abs(check.fail), spec)}"
     if check.warn is not None:
         text += f" (warn > {_fmt(abs(check.warn), spec)})"
-    if check.change is not None and check.change.confidence is not None:
-        text += ", if significant"
+    if check.change is not None and check.change.tested:
+        level = check.change.alpha if check.change.alpha is not None else alpha
+        text += f", if significant at α {level:g}" if level is not None else ", if significant"
     return text
+
+
+# The order checks are listed in: what blocks the merge first, then what could not be told, then the rest.
+ORDER = {CheckVerdict.FAIL: 0, CheckVerdict.INCONCLUSIVE: 1, CheckVerdict.UNMEASURED: 2, CheckVerdict.WARN: 3,
+         CheckVerdict.WAIVED: 4, CheckVerdict.PASS: 5}
 
 
 CHANGE_ROWS = 15  # change checks listed per suite (all are in report.json)
@@ -76,6 +101,7 @@ def baseline_view(suite: SuiteVerdict, stale_output: tuple[str, float] | None,
         view["blessed"] = inert(snapshot.created_at[:10], limit=40)
         view["commit"] = inert((snapshot.commit or "")[:7], limit=40) or None
         view["age"] = _age(comparison.age_days)
+        view["runs"] = snapshot.runs
     warnings = view["warnings"]
     if comparison.stale:
         warnings.append(f"the baseline snapshot is {comparison.age_days:.0f} days old (older than "
@@ -87,15 +113,15 @@ def baseline_view(suite: SuiteVerdict, stale_output: tuple[str, float] | None,
                         "than baselines.max_age_days): regenerate them with `llm-gate baseline bless --model …`")
     if snapshot is not None and comparison.differences:
         shown = "; ".join(inert(d, limit=200) for d in comparison.differences[:6])
-        warnings.append(f"**not comparable** with this run — {shown}; change checks are unmeasured")
+        warnings.append(f"**not comparable** with this run — {shown}; change checks are inconclusive")
     if comparison.changed_in_pr:
         files = ", ".join(f"`{inert(f, limit=200)}`" for f in comparison.changed_in_pr[:10])
         warnings.append(f"this pull request changes the baseline: {files} — checks compare against the new one")
     if snapshot is None and uses_snapshot:
-        warnings.append("no baseline snapshot: change checks are unmeasured (`llm-gate baseline bless` writes one)")
+        warnings.append("no baseline snapshot: change checks are inconclusive (`llm-gate baseline bless` writes one; "
+                        "bless `--add` further runs so it knows its noise)")
     changes = [c for c in suite.checks if c.change is not None]
-    order = {"fail": 0, "unmeasured": 1, "warn": 2, "pass": 3}
-    changes.sort(key=lambda c: (order[c.verdict.value], c.value if c.value is not None else 0.0))
+    changes.sort(key=lambda c: (ORDER[c.verdict], c.value if c.value is not None else 0.0))
     view["changes"] = [line(c) for c in changes[:CHANGE_ROWS]]
     view["more"] = max(0, len(changes) - CHANGE_ROWS)
     return view

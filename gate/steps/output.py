@@ -17,7 +17,7 @@ from gate.publish import actions
 from gate.publish import bundle as publishing
 from gate.report import sizing
 from gate.report.annotations import check_annotations
-from gate.report.context import RunInfo
+from gate.report.context import RunInfo, not_passed_checks, significance_line
 from gate.report.formatting import WORDS, icon
 from gate.report.kinds.drift import seed_summary
 from gate.scorers import get_scorer
@@ -74,15 +74,16 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
     where = (f"`report.md` in this job's report artifact ([workflow run]({run.run_url}))" if run.run_url
              else f"`{run.output_dir}/report.md`")
 
-    def render(detail: int, note: str | None) -> str:
+    def render(detail: int, note: str | None, rows: int | None) -> str:
         return report.render_markdown(verdict, run, config.report, descriptions, detail=detail, cut_note=note,
-                                      footer=False)
+                                      footer=False, rows=rows)
 
-    summary = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - 1, where).text
-    comment = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD, where).text
+    not_passed = len(not_passed_checks(verdict))
+    summary = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - 1, where, not_passed).text
+    comment = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD, where, not_passed).text
     return publishing.PublishBundle(
         gate=config.name, verdict=verdict.verdict.value,
-        conclusion=publishing.conclusion(verdict.verdict, settings.fail_on), title=publishing.check_title(verdict),
+        conclusion=publishing.conclusion(verdict.counts_as, settings.fail_on), title=publishing.check_title(verdict),
         summary=summary, comment=comment, annotations=tuple(check_annotations(verdict)),
         repository=settings.github.repository, pull_request=target.pull_request, head_sha=target.head_sha,
         run_url=run.run_url,
@@ -97,6 +98,15 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport) -> None:
     out.write(f"{icon(verdict.verdict)} {verdict.name}: {WORDS[verdict.verdict]}\n")
     if verdict.skipped_reason:
         out.write(f"  skipped: {verdict.skipped_reason}\n")
+    totals = {v: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
+    if any(totals.values()):
+        out.write("  checks: " + ", ".join(f"{n} {v.value}" for v, n in totals.items() if n) + "\n")
+    if verdict.counts_as is not verdict.verdict:
+        out.write(f"  counts as {verdict.counts_as.value} (gate.yml: inconclusive: {verdict.inconclusive.value})\n")
+    if line := significance_line(verdict):
+        out.write(f"  {line}\n")
+    for note in verdict.notes:
+        out.write(f"  note: {note}\n")
     for suite in verdict.suites:
         counts = ", ".join(f"{suite.count(v)} {v.value}" for v in CheckVerdict if suite.count(v))
         out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): {WORDS[suite.verdict]}"

@@ -31,8 +31,9 @@ def big_verdict(tmp_path, exercises=40, submissions=12, models=6, text=400):
 
 def fitted(verdict, limit):
     config = ReportConfig(worst_items=100)
-    return sizing.fit(lambda d, note: render_markdown(verdict, RUN, config, detail=d, cut_note=note, footer=False),
-                      limit, "`gate-report/report.md`")
+    return sizing.fit(lambda d, note, rows: render_markdown(verdict, RUN, config, detail=d, cut_note=note,
+                                                            footer=False, rows=rows),
+                      limit, "`gate-report/report.md`", len(context.not_passed_checks(verdict)))
 
 
 def test_small_reports_are_complete(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict
+from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict, worst
 from gate.records.drift import FeedbackItem
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
@@ -31,10 +31,16 @@ def thresholds(suite: SuiteVerdict) -> dict[str, float | None]:
     return found
 
 
+_NOT_MET = (CheckVerdict.FAIL, CheckVerdict.UNMEASURED, CheckVerdict.INCONCLUSIVE)
+
+
 def group_passed(suite: SuiteVerdict, key) -> bool:
-    """The seed's `passed`: every threshold met. A value that could not be measured has not passed."""
-    return not any(c.key == key and c.scope == "group" and c.verdict in (CheckVerdict.FAIL, CheckVerdict.UNMEASURED)
-                   for c in suite.checks)
+    """The seed's `passed`: every threshold met. A value that could not be measured (or told) has not passed,
+    nor has one a waiver accepts in spite of it (waived is never passed; a waived warning still met its bound)."""
+    return not any(c.key == key and c.scope == "group" and (
+        c.verdict in _NOT_MET or (c.verdict is CheckVerdict.WAIVED and c.waiver is not None
+                                  and c.waiver.replaced != CheckVerdict.WARN.value))
+        for c in suite.checks)
 
 
 def seed_summary(suite: SuiteVerdict) -> tuple[int, int, str]:
@@ -124,7 +130,7 @@ def _model_row(suite: SuiteVerdict, group: GroupResult | None, model: str) -> di
     failed = sum(1 for v in exercise_verdicts if v is Verdict.FAIL)
     return {
         "model": inert(model, limit=60),
-        "icon": icon(max(verdicts, key=["pass", "warn", "fail"].index) if verdicts else None),
+        "icon": icon(worst(verdicts) if verdicts else None),
         "f1": number(metrics.get("bertscore_f1")),
         "precision": number(metrics.get("bertscore_precision")),
         "recall": number(metrics.get("bertscore_recall")),

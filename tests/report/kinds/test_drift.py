@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from gate.config import UnmeasuredPolicy
-from gate.judge import Change, CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
+from gate.judge import Change, CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict, WaiverInfo
 from gate.records.drift import FeedbackItem
 from gate.report.kinds import drift
 from gate.results import GroupResult, Item, SuiteResult
@@ -121,6 +121,27 @@ def test_a_model_row_shows_the_worst_verdict_and_failed_exercises():
     assert (b["icon"], b["failed_exercises"], b["f1"], b["n"]) == ("⚠️", "0/1", "n/a", "0")  # no model group
     assert (c["icon"], c["failed_exercises"], c["coverage"]) == ("·", "0/0", "n/a")  # nothing at all
     assert [t["icon"] for t in view["totals"]] == ["❌", "⚠️", "·"]
+
+
+def test_an_inconclusive_exercise_makes_the_model_row_inconclusive_unless_one_failed():
+    groups = [group("1", "a"), group("2", "a"), group("1", "b"), group("2", "b")]
+    inconclusive = CheckVerdict.INCONCLUSIVE
+    checks = [check("bertscore_f1", inconclusive, key("1", "a")), check("bertscore_f1", WARN, key("2", "a")),
+              check("bertscore_f1", inconclusive, key("1", "b")), check("bertscore_f1", FAIL, key("2", "b"))]
+    a, b = drift.build(judged(groups, checks), 5)["per_model"]
+    assert (a["icon"], a["failed_exercises"]) == ("❓", "0/2")  # could not tell outranks a warning
+    assert (b["icon"], b["failed_exercises"]) == ("❌", "1/2")
+
+
+def test_an_inconclusive_or_waived_failure_is_not_the_seeds_passed():
+    waived = CheckResult("bertscore_f1", "group", key("1", "b"), Op.MIN, 0.8, None, 0.5, CheckVerdict.WAIVED,
+                         waiver=WaiverInfo("known", "@ana", "2026-12-31", replaced="fail"))
+    waived_warning = CheckResult("bertscore_f1", "group", key("2", "b"), Op.MIN, 0.8, 0.9, 0.85,
+                                 CheckVerdict.WAIVED, waiver=WaiverInfo("known", "@ana", "2026-12-31", replaced="warn"))
+    suite = judged(checks=[check("bertscore_f1", CheckVerdict.INCONCLUSIVE, key("1", "a")), waived, waived_warning])
+    assert drift.group_passed(suite, key("1", "a")) is False  # could not tell is not passed
+    assert drift.group_passed(suite, key("1", "b")) is False  # accepted, but its threshold was not met
+    assert drift.group_passed(suite, key("2", "b")) is True  # a waived warning still met the threshold
 
 
 def test_settings_line():
