@@ -79,11 +79,19 @@ def history(
 @app.command()
 def calibrate(
     reports: Annotated[list[Path], typer.Argument(help="report.json of k >= 2 repeated runs of the same system.")],
-    z: Annotated[float, typer.Option(help="Fail level: z prediction-σ below the mean (above, for lower-is-better).")] = 2.0,  # noqa: E501
-    warn_z: Annotated[float, typer.Option(help="Warn level, in the same units (below --z; 0: no warn level).")] = 1.0,  # noqa: E501
+    z: Annotated[float | None, typer.Option(help="min/max: a fresh run of the same system fails a group's threshold with probability Phi(-z) (2: 2.3 %), a Student-t prediction bound. Default: from --floor-budget.")] = None,  # noqa: E501
+    floor_budget: Annotated[float, typer.Option(help="Without --z: the false-alarm rate all min/max thresholds of the snippet add together (each of M group thresholds gets floor_budget/M).")] = 0.01,  # noqa: E501
+    min_effect: Annotated[bool, typer.Option("--min-effect/--any-change", help="Change checks: bound them at the MDE (a change must be significant and at least that large), or at 0 (any significant change fails; the recipe).")] = False,  # noqa: E501
+    warn_z: Annotated[float, typer.Option(help="Warn level: a fresh run warns with probability Phi(-warn_z) (below --z; 0: no warn level).")] = 1.0,  # noqa: E501
+    metrics: Annotated[str | None, typer.Option(help="Comma-separated metrics you gate on (default per kind: drift bertscore_f1,credit_drift_mean; rag overall_score,mrr,faithfulness; heuristic final_score_mean and the rubric's category means; stability stability_coefficient; stereotype drift_score_mean).")] = None,  # noqa: E501
+    alpha: Annotated[float, typer.Option(help="The gate's `alpha`: the change checks are sized to be detected at alpha/m (Holm), m their number.")] = 0.05,  # noqa: E501
+    scope: Annotated[str, typer.Option(help="Scope of the proposed checks (group, a level such as model, or suite: one test on all items, the most powerful).")] = "suite",  # noqa: E501
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the gate.yml snippet here.")] = None,
 ) -> None:
-    """Propose thresholds from the run-to-run noise of repeated runs, as a gate.yml snippet."""
+    """Propose checks from the run-to-run noise of repeated runs, as a gate.yml snippet: per metric a min/max
+    and a significance-tested max_decrease/max_increase (the minimum detectable effect), with the whole
+    snippet's expected false-alarm rate."""
     from gate.commands.calibrate import calibrate_reports
 
-    calibrate_reports(reports, z, warn_z or None, output)
+    calibrate_reports(reports, z, warn_z or None, output, metrics=metrics, alpha=alpha, scope=scope,
+                      floor_budget=floor_budget, min_effect=min_effect)

@@ -1,5 +1,6 @@
-"""`llm-gate calibrate`: thresholds proposed from the run-to-run noise of k repeated runs of the same system
-(the statistics are `gate.baselines.calibration`'s; this reads the report.json files and writes the snippet)."""
+"""`llm-gate calibrate`: checks proposed from the run-to-run noise of k repeated runs of the same system
+(the statistics are `gate.baselines.calibration`'s; this reads the report.json files, chooses the metrics a user
+gates on and writes the snippet)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from pathlib import Path
 
 from gate import io
 from gate.baselines import calibration
-from gate.errors import ConfigError, InputError, Problem
+from gate.errors import ConfigError, InputError, Problem, describe
 from gate.scorers import SCORERS
 
 
-def calibrate_reports(paths: list[Path], z: float, warn_z: float | None, output: Path | None) -> None:
+def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, output: Path | None, *,
+                      metrics: str | None = None, alpha: float = 0.05, scope: str = "suite",
+                      floor_budget: float = 0.01, min_effect: bool = False) -> None:
     reports, problems = [], []
     for path in paths:
         document, found = io.read_json_document(path)
@@ -26,18 +29,24 @@ def calibrate_reports(paths: list[Path], z: float, warn_z: float | None, output:
                 reports.append(document.value)
     if problems:
         raise InputError("cannot read the reports to calibrate on", problems)
-    directions = {kind: {m: d.value for m in _metrics(reports, kind) if (d := scorer.direction(m)) is not None}
+    available = {kind: _metrics(reports, kind) for kind in SCORERS}
+    directions = {kind: {m: d.value for m in available[kind] if (d := scorer.direction(m)) is not None}
                   for kind, scorer in SCORERS.items()}
+    chosen = _chosen(metrics, available)
     try:
-        result = calibration.calibrate(reports, directions, z=z, warn_z=warn_z)
+        result = calibration.calibrate(reports, directions, z=z, warn_z=warn_z, metrics=chosen, alpha=alpha,
+                                       scope=scope, floor_budget=floor_budget, min_effect=min_effect)
     except ValueError as exc:
-        fix = "pass k >= 2 report.json files of repeated runs of the same system; --warn-z below --z"
+        fix = ("pass k >= 2 report.json files of repeated runs of the same system; --warn-z below --z; "
+               "--alpha and --floor-budget between 0 and 0.5; --scope a level the reports have")
         raise ConfigError("cannot calibrate", [Problem(expected=str(exc), fix=fix)]) from None
-    text = calibration.snippet(result.proposals)
+    text = calibration.snippet(result)
+    estimate, ceiling = calibration.gate_false_alarm(result)
+    checks = len({(p.suite, p.metric) for p in result.proposals})
     if output:
         io.write_text_atomic(output, text)
-        sys.stdout.write(f"wrote {io.display_path(output)}: {len(result.proposals)} proposed checks from "
-                         f"{len(reports)} runs\n")
+        sys.stdout.write(f"wrote {io.display_path(output)}: {checks} proposed checks from {len(reports)} runs; "
+                         f"expected gate-level false-alarm rate ≈ {estimate:.1%} (at most {ceiling:.1%})\n")
     else:
         sys.stdout.write(text)
     if result.skipped:
@@ -47,6 +56,23 @@ def calibrate_reports(paths: list[Path], z: float, warn_z: float | None, output:
             sys.stderr.write(f"  {what}{f' ({skipped.level})' if skipped.level else ''}: {skipped.reason}\n")
         if len(result.skipped) > 40:
             sys.stderr.write(f"  … and {len(result.skipped) - 40} more\n")
+
+
+def _chosen(metrics: str | None, available: dict[str, set[str]]) -> dict[str, tuple[str, ...]]:
+    """By kind, the metrics to calibrate: `--metrics a,b,c` for every kind that has them, else each kind's
+    defaults. A requested name no suite of the reports has is an error: a typo would silently propose nothing."""
+    if metrics is None:
+        return {kind: calibration.default_metrics(kind, names) for kind, names in available.items()}
+    names = tuple(dict.fromkeys(n.strip() for n in metrics.split(",") if n.strip()))
+    everything = set().union(*available.values())
+    unknown = [n for n in names if n not in everything]
+    if not names or unknown:
+        known = ", ".join(sorted(everything)[:30]) or "none"
+        raise ConfigError("cannot calibrate", [Problem(
+            field="--metrics", expected="comma-separated metric names the reports' suites have",
+            found=describe(metrics) if not names else f"{', '.join(unknown)} in no suite of the reports",
+            fix=f"choose among: {known}")])
+    return {kind: tuple(n for n in names if n in available[kind]) for kind in available}
 
 
 def _metrics(reports: list[dict], kind: str) -> set[str]:

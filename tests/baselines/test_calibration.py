@@ -1,5 +1,6 @@
 """Noise calibration on synthetic repeats: it recovers the σ it was given, places thresholds against the
-worst group, skips what cannot be calibrated, and writes a snippet gate.yml accepts."""
+worst group at a Student-t prediction bound (scipy.stats.t as the reference), skips what cannot be calibrated,
+and writes a snippet gate.yml accepts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 
 import pytest
 import yaml
+from scipy import stats
 
 from gate.baselines.calibration import Proposal, calibrate, propose, snippet
 from gate.config.loader import parse_config
@@ -63,12 +65,15 @@ def test_recovers_sigma_and_places_min_against_the_worst_group():
     # against the truth: lowest mean − 2σ (the prediction factor sqrt(1 + 1/30) is within the tolerance)
     assert f1.value == pytest.approx(min(F1_MEANS) - 2 * SIGMA, abs=0.01)
     assert f1.warn == pytest.approx(min(F1_MEANS) - 1 * SIGMA, abs=0.01)
-    # against the data, exactly: lowest group mean − z·σ̂·sqrt(1 + 1/k), rounded down to 4 significant digits
+    # against the data, exactly: lowest group mean − t_{Φ(z), 4(k−1)}·σ̂·sqrt(1 + 1/k) (Student-t with the pooled
+    # σ̂'s degrees of freedom; a normal z understated the spread), rounded down to 4 significant digits
     means, sigma = group_stats(runs, "bertscore_f1")
     assert f1.sigma == pytest.approx(sigma, rel=1e-12)
+    assert f1.pooled and f1.df == 4 * 29 and f1.rate == pytest.approx(stats.norm.sf(2))
     spread = sigma * math.sqrt(1 + 1 / 30)
-    assert min(means) - 2 * spread - 1e-4 < f1.value <= min(means) - 2 * spread
-    assert min(means) - spread - 1e-4 < f1.warn <= min(means) - spread
+    t_fail, t_warn = stats.t.ppf(stats.norm.cdf(2), 4 * 29), stats.t.ppf(stats.norm.cdf(1), 4 * 29)
+    assert min(means) - t_fail * spread - 1e-4 < f1.value <= min(means) - t_fail * spread
+    assert min(means) - t_warn * spread - 1e-4 < f1.warn <= min(means) - t_warn * spread
     assert f1.value == float(f"{f1.value:.4g}") and f1.warn == float(f"{f1.warn:.4g}")
     assert f1.value < f1.warn
 
@@ -80,8 +85,8 @@ def test_lower_is_better_gets_a_max_against_the_worst_group():
     assert abs(drift.sigma - DRIFT_SIGMA) / DRIFT_SIGMA < 0.20
     assert drift.value == pytest.approx(max(DRIFT_MEANS) + 2 * DRIFT_SIGMA, abs=0.05)
     means, sigma = group_stats(runs, "credit_drift_mean")
-    spread = sigma * math.sqrt(1 + 1 / 30)
-    assert max(means) + 2 * spread <= drift.value < max(means) + 2 * spread + 1e-3  # rounded up: never stricter
+    bound = max(means) + stats.t.ppf(stats.norm.cdf(2), 4 * 29) * sigma * math.sqrt(1 + 1 / 30)
+    assert bound <= drift.value < bound + 1e-3  # rounded up: never stricter
     assert drift.warn is not None and drift.value > drift.warn
 
 
@@ -95,11 +100,13 @@ def test_a_fresh_run_of_the_same_system_passes_with_high_probability():
     assert f1.fail_rate == pytest.approx(failed, abs=0.025)  # the reported estimate agrees with the simulation
 
 
-def test_other_levels_are_calibrated_and_the_suite_level_is_skipped_when_there_are_groups():
+def test_other_levels_and_the_suite_level_are_calibrated():
+    """The suite level is calibrated beside the groups now: it is where a change check is most powerful."""
     calibration = calibrate(synthetic_runs(), DIRECTIONS)
     levels = {(p.metric, p.level) for p in calibration.proposals}
     assert ("bertscore_f1", "model") in levels
-    assert not any(level == "suite" for _, level in levels)
+    assert {level for metric, level in levels if metric == "bertscore_f1"} == {"group", "model", "suite"}
+    assert {metric for metric, level in levels if level == "suite"} == {"bertscore_f1"}  # the only suite metric
     model = by(calibration.proposals, "bertscore_f1", "model")
     assert model.n_groups == 1 and abs(model.sigma - SIGMA / 2) / (SIGMA / 2) < 0.3  # the mean of 4 groups
 

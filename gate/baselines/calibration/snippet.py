@@ -1,0 +1,123 @@
+"""The gate.yml snippet: a comment block saying what was computed and what the whole snippet promises, the
+top-level `alpha`, then per suite and metric one check combining the threshold and the change check at one
+scope; thresholds at the other levels follow as comments. Pure: proposals in, YAML text out."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+
+import yaml
+
+from gate.baselines.calibration.types import Calibration, ChangeProposal, Proposal
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+
+
+def gate_false_alarm(calibration: Calibration) -> tuple[float, float]:
+    """(estimate, ceiling) of the chance that an unchanged system fails the snippet's gate. The change checks
+    share `alpha` (Holm: family-wise ≤ alpha); each primary threshold adds its own rate p_i. Estimate, as if
+    independent: 1 − (1 − alpha)·Π(1 − p_i); guaranteed ceiling, the union bound alpha + Σ p_i."""
+    rates = [p.fail_rate or 0.0 for p in _primary(calibration).values()]
+    alpha = calibration.alpha if calibration.changes and calibration.alpha is not None else 0.0
+    estimate = 1 - (1 - alpha) * math.prod(1 - p for p in rates)
+    return estimate, min(1.0, alpha + math.fsum(rates))
+
+
+def snippet(calibration: Calibration | Sequence[Proposal]) -> str:
+    """A gate.yml fragment `alpha:` and `suites: <name>: checks: <metric>: {...}`. Merge it into gate.yml (an
+    entry replaces that suite's check of the metric). No proposals: only a comment (loads as null)."""
+    if not isinstance(calibration, Calibration):
+        calibration = Calibration(tuple(calibration), ())
+    proposals = calibration.proposals
+    if not proposals:
+        return "# Proposed by `llm-gate calibrate`: no metric could be calibrated.\n"
+    k = max(p.n_runs for p in proposals)
+    rate = proposals[0].rate
+    lines = [f"# Proposed by `llm-gate calibrate` from k = {k} repeated runs of the same system.",
+             "# min/max: a Student-t prediction interval per group, m_g -/+ t(1-p, df)*s*sqrt(1 + 1/k), the worst",
+             "#   group's bound"
+             + (f", at a promised per-group false-alarm rate p = {rate:.2%} (Phi(-z))." if rate else "."),
+             "#   s is pooled over the groups (df = g(k-1)) unless Bartlett's test finds their variances differ",
+             "#   (p < 0.05): then each group's own s (df = k-1)."]
+    changes = calibration.changes
+    if changes and calibration.alpha is not None:
+        c = changes[0]
+        bound = ("the MDE: a change must be significant and at least that large (--min-effect)" if c.bound else
+                 "0: any significant change fails (the recipe benchmarks/trust.py measures); the MDE is in the note")
+        lines += ["# Change checks (significant: true) against a snapshot blessed from the same "
+                  f"{k} runs (`llm-gate baseline bless`,",
+                  "#   then `llm-gate baseline bless --add` for each further run). Their MDE, the change a fresh run",
+                  "#   detects with 80 % power: (t(1-alpha/m, df) + t(0.8, df))*s*sqrt(1 + 1/k), rounded up;",
+                  f"#   m = {c.tests} tests share alpha = {c.alpha:g} (Holm, the gate's default `correction`: "
+                  "family-wise false-alarm rate <= alpha).",
+                  f"#   Bound: {bound}."]
+    estimate, ceiling = gate_false_alarm(calibration)
+    lines += [f"# Expected gate-level false-alarm rate of this whole snippet: about {estimate:.1%} (an estimate, as "
+              "if the checks",
+              f"#   were independent: 1 - (1-alpha)*prod(1 - p_i)); guaranteed ceiling {ceiling:.1%} "
+              "(alpha + sum p_i).",
+              "#   Warn levels never fail the gate. The min/max share --floor-budget (Bonferroni over their groups)",
+              "#   unless --z sets a per-group rate."]
+    if changes:
+        lines.append(f"alpha: {_yaml_number(changes[0].alpha)}")
+    lines.append("suites:")
+    primary = _primary(calibration)
+    change_of = {(c.suite, c.metric): c for c in changes}
+    by_suite: dict[str, dict[str, list[Proposal]]] = {}
+    for p in proposals:
+        by_suite.setdefault(p.suite, {}).setdefault(p.metric, []).append(p)
+    for suite, metrics in by_suite.items():
+        lines += [f"  {_yaml_key(suite)}:", "    checks:"]
+        for metric, options in metrics.items():
+            chosen, change = primary[(suite, metric)], change_of.get((suite, metric))
+            lines.append(f"      {_yaml_key(metric)}: {_flow(chosen, change)}  # {_note(chosen, change)}")
+            lines += [f"      # at scope {p.level}: {_flow(p, None)}  # {_note(p, None)}"
+                      for p in options if p is not chosen]
+    return "\n".join(lines) + "\n"
+
+
+def _primary(calibration: Calibration) -> dict[tuple[str, str], Proposal]:
+    """Per (suite, metric) the threshold in the snippet's check: at its change check's scope, else at `group`,
+    else at its first level."""
+    levels = {(c.suite, c.metric): c.level for c in calibration.changes}
+    out: dict[tuple[str, str], Proposal] = {}
+    for p in calibration.proposals:
+        wanted = levels.get((p.suite, p.metric), "group")
+        key = (p.suite, p.metric)
+        if key not in out or (p.level == wanted and out[key].level != wanted):
+            out[key] = p
+    return out
+
+
+def _flow(p: Proposal, change: ChangeProposal | None) -> str:
+    warn = "" if p.warn is None else f", warn: {_yaml_number(p.warn)}"
+    relative = "" if change is None else f", {change.op}: {_yaml_number(change.bound)}, significant: true"
+    return f"{{{p.op}: {_yaml_number(p.value)}{warn}{relative}, scope: {_yaml_key(p.level)}}}"
+
+
+def _note(p: Proposal, change: ChangeProposal | None) -> str:
+    how = "pooled" if p.pooled else "per group"
+    if p.homogeneity_p is not None:
+        how += f", Bartlett p = {p.homogeneity_p:.2g}"
+    df = "" if p.df is None else f", df {p.df}"
+    rate = "" if p.fail_rate is None else f"; a fresh run fails it with p ≈ {p.fail_rate:.1%}"
+    text = f"σ = {p.sigma:.4g} ({how}{df}) over {p.n_runs} runs x {p.n_groups} group(s), mean {p.mean:.4g}{rate}"
+    if change is not None:
+        text += (f"; detects a change ≥ {_yaml_number(change.value)} (the MDE at α/{change.tests}, se {change.se:.3g})"
+                 + ("" if change.bound else f"; {change.op} 0: any significant change fails"))
+    return text
+
+
+def _yaml_number(value: float) -> str:
+    """Positional notation, always read by YAML as a number (`1e-05` would be read as a string)."""
+    return format(Decimal(repr(value)), "f")
+
+
+def _yaml_key(text: str) -> str:
+    if _PLAIN.fullmatch(text) and text.lower() not in _YAML_WORDS:
+        return text
+    return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=math.inf).strip()

@@ -1,0 +1,87 @@
+"""What calibration proposes (typed values across the seam to the command), and which metrics it proposes by
+default: the ones a user gates on per kind, not the whole catalogue — every proposed check spends false-alarm
+budget, so a snippet of 17 checks would cry wolf 17 ways."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+DIRECTIONS = ("higher", "lower")
+
+# The metrics each kind is gated on when `--metrics` is not given (heuristic: plus the rubric's per-category
+# `<metric>_mean`s found in the reports, see `default_metrics`).
+DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
+    "drift": ("bertscore_f1", "credit_drift_mean"),
+    "rag": ("overall_score", "mrr", "faithfulness"),
+    "heuristic": ("final_score_mean",),
+    "stability": ("stability_coefficient",),
+    "stereotype": ("drift_score_mean",),
+}
+
+
+def default_metrics(kind: str, available: Collection[str]) -> tuple[str, ...]:
+    """The default metrics of `kind` among those `available` in the reports. A heuristic rubric's per-category
+    scores (`correctness_mean`, `fluency_coherence_mean`, ...: every `_mean` but `final_score_mean`) are
+    included when present: a regression confined to one category barely moves the final score."""
+    chosen = [m for m in DEFAULT_METRICS.get(kind, ()) if m in available]
+    if kind == "heuristic":
+        chosen += sorted(m for m in available if m.endswith("_mean") and m != "final_score_mean")
+    return tuple(chosen)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A threshold check (`min` or `max`) at one level (the check's `scope`)."""
+
+    suite: str
+    metric: str
+    level: str  # the check's `scope`
+    n_runs: int
+    n_groups: int
+    mean: float  # mean of the group means
+    sigma: float  # pooled within-group run-to-run standard deviation, sqrt(mean_g s_g²)
+    op: str  # "min" | "max"
+    value: float
+    warn: float | None
+    fail_rate: float | None = None  # estimated chance that a fresh run fails this check on some group
+    rate: float | None = None  # the promised per-group false-alarm rate Φ(−z) the threshold is placed at
+    df: int | None = None  # degrees of freedom of the t quantile (the smallest, where groups differ)
+    pooled: bool = True  # one σ for all groups (False: each group's own s, as Bartlett's test found them unequal)
+    homogeneity_p: float | None = None  # Bartlett's p for equal variances across groups (None: not testable)
+
+
+@dataclass(frozen=True)
+class ChangeProposal:
+    """A change check `{max_decrease|max_increase: value, significant: true, scope: level}` against a snapshot
+    blessed from the same k runs: `value` is the minimum detectable effect at the run-to-run noise."""
+
+    suite: str
+    metric: str
+    level: str
+    n_runs: int
+    n_groups: int  # significance tests this check adds to the gate's family (one per group at its scope)
+    op: str  # "max_decrease" | "max_increase"
+    value: float  # (t_{1−α/m, df} + t_{power, df})·se, rounded up to 2 significant digits
+    se: float  # s·sqrt(1 + 1/k) of the noisiest group: a fresh run against the mean of k runs
+    df: int
+    tests: int  # m: the significance-tested checks of the whole snippet (Holm's strictest level is α/m)
+    alpha: float
+    pooled: bool = True
+    bound: float = 0.0  # the proposed max_decrease/max_increase: 0 (any significant change) or `value` (--min-effect)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    suite: str
+    metric: str | None  # None: the whole suite
+    level: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Calibration:
+    proposals: tuple[Proposal, ...]
+    skipped: tuple[Skipped, ...]
+    changes: tuple[ChangeProposal, ...] = ()
+    alpha: float | None = None  # the gate's `alpha` the change checks were sized for (None: no change checks)

@@ -1,0 +1,78 @@
+"""`llm-gate calibrate` through the CLI: the metrics a user gates on (defaults per kind, `--metrics`), `--alpha`,
+`--scope`, the printed gate-level false-alarm rate, and located exit-2 errors for a typo."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import yaml
+
+from tests.test_cli import run_cli
+
+
+def write_runs(directory, k=6, seed=11):
+    """k drift reports: two exercises, bertscore_f1 / bertscore_recall / credit_drift_mean per group,
+    bertscore_f1 also at the suite level."""
+    rng = np.random.default_rng(seed)
+    paths = []
+    for run in range(k):
+        groups = [{"level": "group", "key": {"exercise": str(g)},
+                   "metrics": {"bertscore_f1": float(rng.normal(0.9 - g / 10, 0.01)),
+                               "bertscore_recall": float(rng.normal(0.85, 0.01)),
+                               "credit_drift_mean": float(rng.normal(1 + g, 0.1))}} for g in range(2)]
+        report = {"schema": 1, "suites": [{"name": "fb", "kind": "drift", "fingerprint": {}, "groups": groups,
+                                           "metrics": {"bertscore_f1": float(rng.normal(0.85, 0.005))}}]}
+        path = directory / f"run{run}.json"
+        path.write_text(json.dumps(report))
+        paths.append(str(path))
+    return paths
+
+
+def test_defaults_propose_the_gated_metrics_with_change_checks(tmp_path, monkeypatch, capsys):
+    paths = write_runs(tmp_path)
+    assert run_cli(monkeypatch, "calibrate", *paths) == 0
+    text = capsys.readouterr().out
+    snippet = yaml.safe_load(text)
+    checks = snippet["suites"]["fb"]["checks"]
+    assert set(checks) == {"bertscore_f1", "credit_drift_mean"}  # not bertscore_recall: not gated on by default
+    assert checks["bertscore_f1"]["scope"] == "suite" and checks["bertscore_f1"]["significant"] is True
+    # the recipe: any significant change fails (bound 0); the MDE is in the note
+    assert checks["bertscore_f1"]["max_decrease"] == 0 and checks["credit_drift_mean"]["max_increase"] == 0
+    assert "detects a change ≥" in text
+    assert snippet["alpha"] == 0.05 and "Expected gate-level false-alarm rate" in text
+
+
+def test_min_effect_bounds_change_checks_at_the_mde_and_the_floors_share_one_budget(tmp_path, monkeypatch, capsys):
+    paths = write_runs(tmp_path)
+    assert run_cli(monkeypatch, "calibrate", *paths, "--min-effect", "--floor-budget", "0.004") == 0
+    text = capsys.readouterr().out
+    checks = yaml.safe_load(text)["suites"]["fb"]["checks"]
+    assert checks["bertscore_f1"]["max_decrease"] > 0 and checks["credit_drift_mean"]["max_increase"] > 0
+    # the snippet's thresholds share 0.4 %: the guaranteed ceiling is alpha + at most 0.4 %
+    ceiling = float(re.search(r"guaranteed ceiling ([0-9.]+)%", text).group(1))
+    assert 5.0 < ceiling <= 5.4
+
+
+def test_metrics_alpha_and_scope_options(tmp_path, monkeypatch, capsys):
+    paths = write_runs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(monkeypatch, "calibrate", *paths, "--metrics", "bertscore_recall, bertscore_f1",
+                   "--alpha", "0.01", "--scope", "group", "-o", "proposed.yml") == 0
+    out = capsys.readouterr().out
+    assert "expected gate-level false-alarm rate ≈" in out
+    snippet = yaml.safe_load((tmp_path / "proposed.yml").read_text())
+    checks = snippet["suites"]["fb"]["checks"]
+    assert set(checks) == {"bertscore_f1", "bertscore_recall"} and snippet["alpha"] == 0.01
+    assert {c["scope"] for c in checks.values()} == {"group"}
+
+
+def test_a_metric_no_suite_has_or_an_unknown_scope_is_exit_2(tmp_path, monkeypatch, capsys):
+    paths = write_runs(tmp_path, k=3)
+    assert run_cli(monkeypatch, "calibrate", *paths, "--metrics", "bertscore_f2") == 2
+    err = capsys.readouterr().err
+    assert "--metrics" in err and "bertscore_f2" in err and "bertscore_f1" in err
+    assert run_cli(monkeypatch, "calibrate", *paths, "--scope", "grop") == 2
+    assert "grop" in capsys.readouterr().err
+    assert run_cli(monkeypatch, "calibrate", *paths, "--alpha", "0.6") == 2
