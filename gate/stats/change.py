@@ -24,7 +24,9 @@ runs, K ≥ 1). The metric is a statistic f of the items (`gate.stats.statistics
    change of that size is detected with probability 1 − β.
 
 Degenerate inputs are explicit: fewer than 2 pairs cannot be tested (`None`); identical pairs give SE 0,
-so a zero change has p = 1 and a non-zero one p = 0 on its side. Pure numpy and scipy.special.
+so a zero change has p = 1 and a non-zero one p = 0 on its side. An SE (and a change) below 1e-12 of the
+metric's size is floating-point rounding of the blessed means, not noise, and is taken as 0: a deterministic
+metric never fails on rounding. Pure numpy and scipy.special.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from gate.stats.statistics import ItemStatistic
 
 RESAMPLES = 2000
 POWER = 0.8
+_ROUNDING = 1e-12  # relative size below which an SE or a change is floating-point rounding, not signal
 SHARED_LEVEL = 0.2  # shared noise enters the SE when the runs' spread exceeds the items' at this level
 _BLOCK = 250  # resamples per vectorised block (bounds memory at 10,000 items)
 
@@ -100,7 +103,11 @@ def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], sta
         if extra > 0:
             df = (se2 + extra) ** 2 / (se2 ** 2 / df + extra ** 2 / (runs - 1))
             se2 += extra
-    return ChangeTest(n, float(estimate), math.sqrt(se2), df, item_se, shared, runs, method)
+    se, scale = math.sqrt(se2), max(1.0, abs(statistic(baseline)))
+    if se <= _ROUNDING * scale:  # a deterministic metric: its "noise" is floating-point rounding of the means
+        se = 0.0
+        estimate = 0.0 if abs(estimate) <= _ROUNDING * scale else estimate
+    return ChangeTest(n, float(estimate), se, df, item_se, shared, runs, method)
 
 
 def shared_noise_p(run_var: float, item_var: float, runs: int, item_df: float) -> float:

@@ -275,3 +275,13 @@ def test_t_cdf_and_quantile_are_scipys(df, t):
 def test_infinite_degrees_of_freedom_are_the_normal():
     assert t_cdf(math.inf, -1.2) == pytest.approx(scipy_stats.norm.cdf(-1.2), rel=1e-12)
     assert t_quantile(math.inf, 0.95) == pytest.approx(scipy_stats.norm.ppf(0.95), rel=1e-12)
+
+
+def test_floating_point_rounding_of_blessed_means_is_not_a_significant_change():
+    # a deterministic metric (credits unchanged run to run): the blessed means differ from the values only by
+    # rounding, and the variances are rounding too; the test must not call that a change
+    values = np.array([[3.1], [0.7], [2.9], [1.3]])
+    rounded = values + np.array([[1e-16], [-2e-16], [4e-16], [0.0]])
+    test = change_test(values, rounded, statistics.mean("x"), runs=5, item_variances=np.full(4, 1e-33),
+                       item_runs=np.full(4, 5.0))
+    assert test.se == 0 and test.estimate == 0 and test.p_value("decrease") == 1.0
