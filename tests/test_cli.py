@@ -134,10 +134,10 @@ def test_without_the_drifting_model_the_gate_passes(example, monkeypatch, capsys
 
 def test_a_typo_exits_2_naming_the_field(example, monkeypatch, capsys):
     config = example / "gate.yml"
-    config.write_text(config.read_text().replace("credit_drift_mean: {max: 3.0", "credit_drift_mean: {maxx: 3.0"))
+    config.write_text(config.read_text().replace("- {max: 3.0", "- {maxx: 3.0"))
     assert run_cli(monkeypatch, "run", "-c", str(config)) == 2
     err = capsys.readouterr().err
-    assert "suites.feedback-drift.checks.credit_drift_mean.maxx" in err
+    assert "suites.feedback-drift.checks.credit_drift_mean.0.maxx" in err
     assert "did you mean 'max'?" in err and "gate.yml:" in err
     assert "Traceback" not in err
     assert not Path("gate-report").exists()

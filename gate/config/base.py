@@ -15,9 +15,11 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
     PositiveInt,
     PrivateAttr,
+    Tag,
     WithJsonSchema,
     model_validator,
 )
@@ -256,12 +258,25 @@ class CheckProblem:
 # ---------------------------------------------------------------- suites
 
 
+def _one_or_list(value: Any) -> str:
+    return "many" if isinstance(value, list) else "one"
+
+
+# One check or a list of them. Discriminated by shape, so a mistake in a single check is reported at its own
+# path (`checks.mrr.min`), never twice (once per union member) or under a member's name.
+Checks = Annotated[
+    Annotated[CheckConfig, Tag("one")] | Annotated[list[CheckConfig], Field(min_length=1), Tag("many")],
+    Discriminator(_one_or_list),
+]
+
+
 class SuiteBase(StrictModel):
     if TYPE_CHECKING:  # each kind's model declares `kind` as its Literal field; for code holding any suite
         kind: str
     description: str | None = None
-    checks: dict[str, CheckConfig] | None = Field(
-        None, description="Thresholds by metric name. Omitted: the kind's defaults. Given: replaces them."
+    checks: dict[str, Checks] | None = Field(
+        None, description="Thresholds by metric name: one check, or a list of them (e.g. floors per group and a "
+        "significance-tested change check at `scope: suite`). Omitted: the kind's defaults. Given: replaces them."
     )
     unmeasured: UnmeasuredPolicy = Field(
         UnmeasuredPolicy.WARN, description="Verdict of a check whose value could not be measured."

@@ -123,31 +123,49 @@ def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue
             continue
         exact = scorer.metrics_of(suite) if scorer.metrics_of else None  # a heuristic suite's packaged rubric
         levels = ("group", *scorer.levels, "suite")
-        for metric, check in checks.items():
+        for metric, given in checks.items():
             if not isinstance(metric, str):
                 continue  # pydantic says keys are names
-            loc = ("suites", str(name), "checks", metric)
-            known = exact.names.__contains__(metric) if exact is not None else scorer.knows(metric)
-            scope = check.get("scope", "group") if isinstance(check, dict) else "group"
-            why = scorer.impossible(suite, metric, check) if known and scope in levels and isinstance(check, dict) \
-                else None
-            if why is not None:  # a check that can never be measured would never fail: the gate silently off
-                problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
-                                        expected=why.expected, found=why.found, fix=why.fix))
-            if exact is not None and metric not in exact.names:
-                close = suggest(metric, exact.names)
-                problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
-                                        expected=f"a metric of {exact.owner}",
-                                        found=f"unknown metric {describe(metric)}",
-                                        fix=close if close.startswith("did you") else exact.hint))
-            elif exact is None and not scorer.knows(metric):
-                metrics = tuple(scorer.metrics)
-                problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(loc),
-                                        expected=f"a metric of kind '{suite['kind']}': {', '.join(metrics)}",
-                                        found=f"unknown metric {describe(metric)}", fix=suggest(metric, metrics)))
-            if isinstance(scope, str) and scope not in levels:
-                problems.append(Problem(file=filename, line=line_of(root, (*loc, "scope")),
-                                        field=".".join((*loc, "scope")),
-                                        expected=f"one of {', '.join(dict.fromkeys(levels))}", found=repr(scope),
-                                        fix=suggest(scope, levels)))
+            listed = isinstance(given, list)
+            for index, check in enumerate(given if listed else [given]):
+                loc = ("suites", str(name), "checks", metric, *((index,) if listed else ()))
+                problems += _check_problem(scorer, suite, exact, levels, metric, check, loc, filename, root)
     return problems
+
+
+def _check_problem(scorer: KindMetrics, suite: dict, exact: Any, levels: tuple[str, ...], metric: str, check: Any,
+                   loc: tuple[str | int, ...], filename: str, root: yaml.Node | None) -> list[Problem]:
+    """What is wrong with one check of a metric: a metric the kind does not have, a scope it does not have, or
+    a check that can never be measured."""
+    problems: list[Problem] = []
+    field = ".".join(str(part) for part in loc)
+    known = exact.names.__contains__(metric) if exact is not None else scorer.knows(metric)
+    scope = check.get("scope", "group") if isinstance(check, dict) else "group"
+    why = scorer.impossible(suite, metric, check) if known and scope in levels and isinstance(check, dict) \
+        else None
+    if why is not None:  # a check that can never be measured would never fail: the gate silently off
+        problems.append(Problem(file=filename, line=line_of(root, loc), field=field,
+                                expected=why.expected, found=why.found, fix=why.fix))
+    if loc[-1] != 0 and isinstance(loc[-1], int):
+        return problems  # the metric's name is reported once, with its first check
+    if exact is not None and metric not in exact.names:
+        close = suggest(metric, exact.names)
+        problems.append(Problem(file=filename, line=line_of(root, loc), field=field,
+                                expected=f"a metric of {exact.owner}", found=f"unknown metric {describe(metric)}",
+                                fix=close if close.startswith("did you") else exact.hint))
+    elif exact is None and not scorer.knows(metric):
+        metrics = tuple(scorer.metrics)
+        problems.append(Problem(file=filename, line=line_of(root, loc), field=field,
+                                expected=f"a metric of kind '{suite['kind']}': {', '.join(metrics)}",
+                                found=f"unknown metric {describe(metric)}", fix=suggest(metric, metrics)))
+    return problems + _scope_problem(scope, levels, loc, filename, root)
+
+
+def _scope_problem(scope: Any, levels: tuple[str, ...], loc: tuple[str | int, ...], filename: str,
+                   root: yaml.Node | None) -> list[Problem]:
+    if not isinstance(scope, str) or scope in levels:
+        return []
+    where = (*loc, "scope")
+    return [Problem(file=filename, line=line_of(root, where), field=".".join(str(p) for p in where),
+                    expected=f"one of {', '.join(dict.fromkeys(levels))}", found=repr(scope),
+                    fix=suggest(scope, levels))]

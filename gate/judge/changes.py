@@ -23,7 +23,7 @@ import numpy as np
 
 from gate import stats
 from gate.config import CheckConfig
-from gate.judge.thresholds import judge_value
+from gate.judge.thresholds import check_targets, judge_value
 from gate.judge.types import BaselineComparison, BaselineSnapshot, Change, CheckResult, CheckVerdict, Op
 from gate.results import Key, SuiteResult, key_label
 
@@ -38,10 +38,7 @@ def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparis
         bounds.append(("max_decrease", Op.MIN, -check.max_decrease, warn))
     if check.max_increase is not None:
         bounds.append(("max_increase", Op.MAX, check.max_increase, check.warn_increase))
-    if check.scope == "suite":
-        targets: list[tuple[Key, float | None]] = [((), result.metrics.get(metric))]
-    else:
-        targets = [(g.key, g.metrics.get(metric)) for g in result.groups_at(check.scope)]
+    targets = check_targets(result, metric, check.scope)
     out = []
     for bound, op, fail, warn in bounds:
         if not targets:

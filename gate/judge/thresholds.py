@@ -27,13 +27,21 @@ def judge_value(value: float | None, op: Op, fail: float, warn: float | None) ->
     return CheckVerdict.WARN if warn is not None and value > warn + TOLERANCE else CheckVerdict.PASS
 
 
+def check_targets(result: SuiteResult, metric: str, scope: str) -> list[tuple[Key, float | None]]:
+    """(key, value) of every group at `scope` a check of `metric` applies to: the groups that have the metric
+    (measured or not) — a rubric's category metric exists only in its category's groups — or, where none has
+    it, every group (each then unmeasured, with the reason)."""
+    if scope == "suite":
+        return [((), result.metrics.get(metric))]
+    groups = result.groups_at(scope)
+    having = [g for g in groups if metric in g.metrics]
+    return [(g.key, g.metrics.get(metric)) for g in (having or groups)]
+
+
 def threshold_checks(result: SuiteResult, metric: str, scope: str, op: Op, fail: float,
                      warn: float | None) -> list[CheckResult]:
     """One check per group at `scope` (or the suite's own value); no group at all is one unmeasured check."""
-    if scope == "suite":
-        targets: list[tuple[Key, float | None]] = [((), result.metrics.get(metric))]
-    else:
-        targets = [(g.key, g.metrics.get(metric)) for g in result.groups_at(scope)]
+    targets = check_targets(result, metric, scope)
     if not targets:
         return [CheckResult(metric, scope, (), op, fail, warn, None, CheckVerdict.UNMEASURED,
                             f"the suite has no {scope} groups to check")]

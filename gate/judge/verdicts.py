@@ -38,23 +38,33 @@ class VerdictSettings:
     inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL
 
 
-def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig], policy: UnmeasuredPolicy,
-                comparison: BaselineComparison | None = None,
+def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig | Sequence[CheckConfig]],
+                policy: UnmeasuredPolicy, comparison: BaselineComparison | None = None,
                 statistic_of: Callable[[str], stats.ItemStatistic | None] = lambda metric: None,
                 settings: VerdictSettings = VerdictSettings()) -> SuiteVerdict:
     """Verdicts of every check; change checks compare with `comparison`'s snapshot (`gate.judge.changes`),
     recomputing a metric from paired items through `statistic_of`."""
     outcomes: list[CheckResult] = []
-    for metric, check in checks.items():
-        bounds = [(Op.MIN, check.min), (Op.MAX, check.max)]
-        for op, fail in ((o, f) for o, f in bounds if f is not None):
-            outcomes += [replace(c, suite=result.name)
-                         for c in threshold_checks(result, metric, check.scope, op, fail, check.warn)]
-        if check.relative:
-            outcomes += change_checks(result, metric, check, comparison, statistic_of(metric), settings.min_paired)
+    for metric, given in checks.items():
+        for check in ((given,) if isinstance(given, CheckConfig) else given):
+            outcomes += _outcomes(result, metric, check, comparison, statistic_of, settings)
     suite = SuiteVerdict(result, tuple(outcomes), Verdict.PASS, policy, comparison)
     decided, _ = decide_family([suite], settings.alpha, settings.correction)
     return _with_verdict(decided[0])
+
+
+def _outcomes(result: SuiteResult, metric: str, check: CheckConfig, comparison: BaselineComparison | None,
+              statistic_of: Callable[[str], stats.ItemStatistic | None],
+              settings: VerdictSettings) -> list[CheckResult]:
+    """One configured check's threshold and change checks."""
+    outcomes: list[CheckResult] = []
+    bounds = [(Op.MIN, check.min), (Op.MAX, check.max)]
+    for op, fail in ((o, f) for o, f in bounds if f is not None):
+        outcomes += [replace(c, suite=result.name)
+                     for c in threshold_checks(result, metric, check.scope, op, fail, check.warn)]
+    if check.relative:
+        outcomes += change_checks(result, metric, check, comparison, statistic_of(metric), settings.min_paired)
+    return outcomes
 
 
 def judge_gate(name: str, suites: Sequence[SuiteVerdict], skipped_reason: str | None = None,

@@ -77,7 +77,7 @@ class Scorer(Generic[ConfigT, RecordsT]):
     # (suite config, metric, check) -> why the check can never be measured (a scope without that metric, a
     # cut-off not in `k:`, a judge criterion not configured), or None; gate.yml's loader asks (`impossible`)
     check_problem: Callable[[ConfigT, str, CheckConfig], CheckProblem | None] | None = None
-    # (suite config) -> its item values, where the config alone tells: `significant:` checks need a metric they determine
+    # (suite config) -> its item values, where the config alone tells (`significant:` needs a metric they determine)
     item_columns_of: Callable[[ConfigT], tuple[str, ...]] | None = None
     # (suite config, metric) -> the metric as a function of item values, for the metrics that are not a plain mean
     # of one item column (percentiles, spreads, rates of a boolean column, corpus BLEU, a weighted score): what a
@@ -140,5 +140,7 @@ class Scorer(Generic[ConfigT, RecordsT]):
     def knows(self, metric: str) -> bool:
         return metric in self.metrics or bool(self.metric_pattern and self.metric_pattern.match(metric))
 
-    def checks_for(self, suite: SuiteBase) -> Mapping[str, CheckConfig]:
-        return suite.checks if suite.checks is not None else self.default_checks
+    def checks_for(self, suite: SuiteBase) -> Mapping[str, tuple[CheckConfig, ...]]:
+        """By metric, its checks (gate.yml may give one or a list); the kind's defaults where gate.yml gives none."""
+        given = suite.checks if suite.checks is not None else self.default_checks
+        return {metric: tuple(check) if isinstance(check, list) else (check,) for metric, check in given.items()}

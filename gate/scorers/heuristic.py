@@ -16,6 +16,7 @@ from typing import Any
 
 from gate import io
 from gate.config import CheckConfig, HeuristicSuiteConfig
+from gate.config.base import CheckProblem
 from gate.records.heuristic import HeuristicData, HeuristicRecord, load_heuristic
 from gate.results import (
     Direction,
@@ -69,6 +70,18 @@ def _packaged_metrics(suite: Mapping[str, Any]) -> KnownMetrics | None:
         return None
     return KnownMetrics(f"rubric {name}", tuple(_catalogue(_packaged_metric_names(name))),
                         "metrics are <rubric metric>_<mean|median|std|min|max>, final_score_…, missing_ratio")
+
+
+def _check_problem(suite: HeuristicSuiteConfig, metric: str, check: CheckConfig) -> CheckProblem | None:
+    """A packaged rubric's category metric (`correctness_mean`) exists only per model × category: at scope
+    `model` or `suite` it would never be measured."""
+    name, base = suite.rubric or DEFAULT_RUBRIC, metric.rsplit("_", 1)[0]
+    if check.scope == "group" or not STAT_PATTERN.match(metric) or not _packaged(name) \
+            or base not in _packaged_metric_names(name):
+        return None
+    return CheckProblem(expected=f"scope: group for {metric} (the rubric scores {base} only in its "
+                        "category's model × category groups)", found=f"scope: {check.scope}",
+                        fix="use scope: group, or check final_score_… at this scope")
 
 
 def _item_columns(rubric: str | None) -> tuple[str, ...]:
@@ -287,6 +300,7 @@ HEURISTIC = Scorer(
     model_roles=(),
     metric_pattern=STAT_PATTERN,
     metrics_of=_packaged_metrics,
+    check_problem=_check_problem,
     item_columns_of=lambda suite: _item_columns(suite.rubric),
     item_statistic=heuristic_statistic,
 )

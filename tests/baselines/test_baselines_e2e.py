@@ -205,8 +205,9 @@ def test_calibrate_writes_a_snippet_that_loads(gate, monkeypatch, capsys):
         paths.append(str(path))
     assert run_cli(monkeypatch, "calibrate", *paths, "--output", "proposed.yml") == 0
     proposed = yaml.safe_load((gate / "proposed.yml").read_text())
-    check = proposed["suites"]["fb"]["checks"]["bertscore_f1"]
+    check, change = proposed["suites"]["fb"]["checks"]["bertscore_f1"]  # a floor per group, a change check
     assert check["min"] < check["warn"] < 0.8 and check["scope"] == "group"
+    assert change["significant"] is True and change["max_decrease"] == 0
     assert run_cli(monkeypatch, "calibrate", paths[0]) == 2  # one run cannot show noise
 
 

@@ -37,9 +37,10 @@ def test_defaults_propose_the_gated_metrics_with_change_checks(tmp_path, monkeyp
     snippet = yaml.safe_load(text)
     checks = snippet["suites"]["fb"]["checks"]
     assert set(checks) == {"bertscore_f1", "credit_drift_mean"}  # not bertscore_recall: not gated on by default
-    assert checks["bertscore_f1"]["scope"] == "suite" and checks["bertscore_f1"]["significant"] is True
+    floor, change = checks["bertscore_f1"]
+    assert floor["scope"] == "group" and change["scope"] == "suite" and change["significant"] is True
     # the recipe: any significant change fails (bound 0); the MDE is in the note
-    assert checks["bertscore_f1"]["max_decrease"] == 0 and checks["credit_drift_mean"]["max_increase"] == 0
+    assert change["max_decrease"] == 0 and checks["credit_drift_mean"][1]["max_increase"] == 0
     assert "detects a change ≥" in text
     assert snippet["alpha"] == 0.05 and "Expected gate-level false-alarm rate" in text
 
@@ -49,7 +50,7 @@ def test_min_effect_bounds_change_checks_at_the_mde_and_the_floors_share_one_bud
     assert run_cli(monkeypatch, "calibrate", *paths, "--min-effect", "--floor-budget", "0.004") == 0
     text = capsys.readouterr().out
     checks = yaml.safe_load(text)["suites"]["fb"]["checks"]
-    assert checks["bertscore_f1"]["max_decrease"] > 0 and checks["credit_drift_mean"]["max_increase"] > 0
+    assert checks["bertscore_f1"][1]["max_decrease"] > 0 and checks["credit_drift_mean"][1]["max_increase"] > 0
     # the snippet's thresholds share 0.4 %: the guaranteed ceiling is alpha + at most 0.4 %
     ceiling = float(re.search(r"guaranteed ceiling ([0-9.]+)%", text).group(1))
     assert 5.0 < ceiling <= 5.4
@@ -65,7 +66,7 @@ def test_metrics_alpha_and_scope_options(tmp_path, monkeypatch, capsys):
     snippet = yaml.safe_load((tmp_path / "proposed.yml").read_text())
     checks = snippet["suites"]["fb"]["checks"]
     assert set(checks) == {"bertscore_f1", "bertscore_recall"} and snippet["alpha"] == 0.01
-    assert {c["scope"] for c in checks.values()} == {"group"}
+    assert {entry["scope"] for c in checks.values() for entry in c} == {"group"}
 
 
 def test_a_metric_no_suite_has_or_an_unknown_scope_is_exit_2(tmp_path, monkeypatch, capsys):

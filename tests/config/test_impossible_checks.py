@@ -114,3 +114,16 @@ def test_checks_the_suite_can_measure_load(checks, extra):
 
 def test_without_a_catalogue_nothing_is_judged_impossible():
     assert parse_config(rag("delta_mrr: {min: 0.0}"), metrics=None).suites["r"].checks["delta_mrr"].min == 0.0
+
+
+HEURISTIC = "version: 1\nsuites:\n  r:\n    kind: heuristic\n    records: x.jsonl\n    checks:\n"
+
+
+def test_a_rubric_category_metric_exists_only_per_model_and_category():
+    problems = problems_of(HEURISTIC + "      correctness_mean: {min: 5, scope: model}\n"
+                                      "      readability_std: {max: 2, scope: suite}\n")
+    assert set(problems) == {"suites.r.checks.correctness_mean", "suites.r.checks.readability_std"}
+    assert problems["suites.r.checks.correctness_mean"].line == 7
+    assert "scope: group" in problems["suites.r.checks.correctness_mean"].fix
+    parse_config(HEURISTIC + "      correctness_mean: {min: 5}\n      final_score_mean: {min: 5, scope: model}\n",
+                 "gate.yml", metrics=SCORERS)  # per group, and the final score at any scope, load

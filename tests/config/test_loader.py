@@ -36,7 +36,9 @@ def test_example_config_loads():
     suite = config.suites["feedback-drift"]
     assert suite.kind == "drift"
     assert config.bertscore_for(suite).layer == 6
-    assert suite.checks["bertscore_f1"] == CheckConfig(min=0.70, warn=0.80)
+    assert suite.checks["bertscore_f1"] == [CheckConfig(min=0.70, warn=0.80),  # the recipe: a floor per group and
+                                            CheckConfig(max_decrease=0, significant=True, scope="model")]  # a test
+    assert config.alpha == 0.05
 
 
 def test_defaults_are_the_seed_defaults():
@@ -231,3 +233,34 @@ def test_a_field_line_is_found_through_suite_names_with_dots():
     assert field_line(root, "suites.v1.2.records.1") == 4
     assert field_line(root, "suites.v1.models") == 6
     assert field_line(root, "suites.v1.checks") is None
+
+
+def test_a_metric_may_have_a_list_of_checks():
+    config = parse_config(MINIMAL + "    checks:\n      bertscore_f1:\n        - {min: 0.8, warn: 0.85}\n"
+                          "        - {max_decrease: 0, significant: true, scope: suite}\n", "gate.yml", metrics=SCORERS)
+    checks = SCORERS["drift"].checks_for(config.suites["fb"])
+    assert [(c.min, c.scope, c.significant) for c in checks["bertscore_f1"]] == [
+        (0.8, "group", False), (None, "suite", True)]
+
+
+def test_a_mistake_in_a_list_of_checks_names_its_entry_and_line():
+    text = MINIMAL + ("    checks:\n      bertscore_f1:\n        - {min: 0.8}\n        - {max_decrease: -1}\n"
+                      "      credit_drift_mean: {max: high}\n      coverage: []\n")
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "gate.yml", metrics=SCORERS)
+    problems = {p.field: p for p in err.value.problems}
+    assert problems["suites.fb.checks.bertscore_f1.1.max_decrease"].line == 10
+    assert problems["suites.fb.checks.credit_drift_mean.max"].line == 11  # a single check: no union member names
+    empty = problems["suites.fb.checks.coverage"]
+    assert empty.line == 12 and "at least 1" in empty.expected
+    assert len(err.value.problems) == 3
+
+
+def test_an_impossible_check_in_a_list_is_located_at_its_entry():
+    text = MINIMAL + ("    checks:\n      coverage:\n        - {min: 1.0}\n"
+                      "        - {max_decrease: 0, significant: true}\n")
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "gate.yml", metrics=SCORERS)
+    [problem] = err.value.problems
+    assert problem.field == "suites.fb.checks.coverage.1" and problem.line == 10
+    assert "items determine" in problem.expected

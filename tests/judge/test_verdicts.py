@@ -99,3 +99,21 @@ def test_rounding_noise_at_a_threshold_is_on_the_threshold():
     assert judge_value(value, Op.MIN, 0.8, None) is CheckVerdict.PASS
     assert judge_value(0.8 - 1e-6, Op.MIN, 0.8, None) is CheckVerdict.FAIL
     assert judge_value(3.0 + 1e-12, Op.MAX, 3.0, None) is CheckVerdict.PASS
+
+
+def test_a_check_applies_only_to_the_groups_that_have_its_metric():
+    # a rubric's category metric exists only in its category's groups: the others are not "unmeasured"
+    coding, writing = (("model", "a"), ("category", "coding")), (("model", "a"), ("category", "writing"))
+    r = result([GroupResult("group", coding, {"correctness_mean": 4.0, "final_score_mean": 6.0}, 3),
+                GroupResult("group", writing, {"final_score_mean": 7.0}, 3)])
+    verdict = judge_suite(r, {"correctness_mean": CheckConfig(min=5.0)}, UnmeasuredPolicy.WARN)
+    assert [(c.key, c.verdict) for c in verdict.checks] == [(coding, CheckVerdict.FAIL)]
+    # a group that has the metric but could not measure it is still unmeasured, never skipped
+    r = result([GroupResult("group", coding, {"correctness_mean": None}, 3),
+                GroupResult("group", writing, {"final_score_mean": 7.0}, 3)],
+               unmeasured=[Unmeasured(coding, "correctness_mean", "no responses")])
+    [check] = judge_suite(r, {"correctness_mean": CheckConfig(min=5.0)}, UnmeasuredPolicy.WARN).checks
+    assert check.verdict is CheckVerdict.UNMEASURED and check.reason == "no responses"
+    # no group has it at all: every group is unmeasured (a typo never silently passes)
+    [one, two] = judge_suite(r, {"typo_mean": CheckConfig(min=5.0)}, UnmeasuredPolicy.WARN).checks
+    assert one.verdict is two.verdict is CheckVerdict.UNMEASURED

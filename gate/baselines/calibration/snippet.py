@@ -1,6 +1,7 @@
 """The gate.yml snippet: a comment block saying what was computed and what the whole snippet promises, the
-top-level `alpha`, then per suite and metric one check combining the threshold and the change check at one
-scope; thresholds at the other levels follow as comments. Pure: proposals in, YAML text out."""
+top-level `alpha`, then per suite and metric its checks: the floor (per group where the suite has groups) and
+the change check at its own scope, as a list; floors at the other levels follow as comments. Pure: proposals in,
+YAML text out."""
 
 from __future__ import annotations
 
@@ -81,22 +82,24 @@ def snippet(calibration: Calibration | Sequence[Proposal]) -> str:
 
 
 def _primary(calibration: Calibration) -> dict[tuple[str, str], Proposal]:
-    """Per (suite, metric) the threshold in the snippet's check: at its change check's scope, else at `group`,
-    else at its first level."""
-    levels = {(c.suite, c.metric): c.level for c in calibration.changes}
+    """Per (suite, metric) the floor in the snippet's checks: at `group` (each group judged), else at its first
+    level. The change check is a second entry of the metric's list, at its own scope (`suite` by default)."""
     out: dict[tuple[str, str], Proposal] = {}
     for p in calibration.proposals:
-        wanted = levels.get((p.suite, p.metric), "group")
         key = (p.suite, p.metric)
-        if key not in out or (p.level == wanted and out[key].level != wanted):
+        if key not in out or (p.level == "group" and out[key].level != "group"):
             out[key] = p
     return out
 
 
 def _flow(p: Proposal, change: ChangeProposal | None) -> str:
+    """`{min: …, warn: …, scope: …}`, or with a change check the list `[{floor}, {change check}]`."""
     warn = "" if p.warn is None else f", warn: {_yaml_number(p.warn)}"
-    relative = "" if change is None else f", {change.op}: {_yaml_number(change.bound)}, significant: true"
-    return f"{{{p.op}: {_yaml_number(p.value)}{warn}{relative}, scope: {_yaml_key(p.level)}}}"
+    floor = f"{{{p.op}: {_yaml_number(p.value)}{warn}, scope: {_yaml_key(p.level)}}}"
+    if change is None:
+        return floor
+    return (f"[{floor}, {{{change.op}: {_yaml_number(change.bound)}, significant: true, "
+            f"scope: {_yaml_key(change.level)}}}]")
 
 
 def _note(p: Proposal, change: ChangeProposal | None) -> str:
