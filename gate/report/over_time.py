@@ -18,6 +18,8 @@ def _fmt(value: float | None, spec: MetricSpec | None, signed: bool = False) -> 
     if value is None:
         return "n/a"
     text = format(value, spec.fmt if spec else ".3f")
+    if not any(c in "123456789" for c in text.split("e")[0]):  # rounds to zero: no sign ("−0.00" is noise)
+        return text.lstrip("-")
     if signed and value > 0:
         text = "+" + text
     return text.replace("-", "−")
