@@ -55,7 +55,7 @@ def test_run_in_actions_publishes_comment_check_run_summary_and_outputs(actions_
     assert "/actions/runs/99" in comment["body"]
     [run] = github_api.check_runs
     assert (run["name"], run["head_sha"], run["conclusion"]) == ("feedback-quality", HEAD, "failure")
-    assert run["output"]["title"] == "6 of 50 checks failed, 8 warned"
+    assert run["output"]["title"] == "6 of 59 checks failed, 8 warned"
     failures = [a for a in run["annotations"] if a["annotation_level"] == "failure"]
     assert {a["path"] for a in failures} == {"examples/outputs/feedback/llama-3.1-8b-instruct.jsonl"}
     lines = sorted(a["start_line"] for a in failures)
