@@ -107,6 +107,15 @@ def _change_text(check: CheckResult, level: float) -> str:
     return text
 
 
+def _untold(case: ET.Element, what: str, label: str, reason: str, fails_because: str | None) -> str:
+    """A check that was not told (unmeasured, inconclusive): a failure where the policy says so, else skipped."""
+    if fails_because is not None:
+        _element(case, "failure", f"{what} ({reason}); {fails_because}.", message=f"{label}: {reason}", type=label)
+        return "failures"
+    _element(case, "skipped", message=f"{label}: {reason}")
+    return "skipped"
+
+
 def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: UnmeasuredPolicy,
               inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL) -> str:
     """Write one check; return what it counts as: `failures`, `skipped` or `passed`."""
@@ -116,13 +125,8 @@ def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: Un
         _element(case, "skipped", message=f"waived: {why(check)}")
         return "skipped"
     if check.verdict is CheckVerdict.INCONCLUSIVE:
-        reason = why(check) or "could not tell"
-        if inconclusive is InconclusivePolicy.FAIL:
-            body = f"{where}: {check.metric} could not tell ({reason}); gate.yml says `inconclusive: fail`."
-            _element(case, "failure", body, message=f"inconclusive: {reason}", type="inconclusive")
-            return "failures"
-        _element(case, "skipped", message=f"inconclusive: {reason}")
-        return "skipped"
+        return _untold(case, f"{where}: {check.metric} could not tell", "inconclusive", why(check) or "could not tell",
+                       "gate.yml says `inconclusive: fail`" if inconclusive is InconclusivePolicy.FAIL else None)
     if check.verdict is CheckVerdict.FAIL and check.change is not None:
         text = _change_text(check, check.fail)
         _element(case, "failure", f"{where}: {text} against the baseline snapshot.", message=text, type="fail")
@@ -137,13 +141,9 @@ def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: Un
         _element(case, "failure", body, message=message, type="fail")
         return "failures"
     if check.verdict is CheckVerdict.UNMEASURED:
-        reason = check.reason or "no measured value"
-        if policy is UnmeasuredPolicy.FAIL:
-            body = f"{where}: {check.metric} could not be measured ({reason}); the suite says `unmeasured: fail`."
-            _element(case, "failure", body, message=f"unmeasured: {reason}", type="unmeasured")
-            return "failures"
-        _element(case, "skipped", message=f"unmeasured: {reason}")
-        return "skipped"
+        return _untold(case, f"{where}: {check.metric} could not be measured", "unmeasured",
+                       check.reason or "no measured value",
+                       "the suite says `unmeasured: fail`" if policy is UnmeasuredPolicy.FAIL else None)
     if check.verdict is CheckVerdict.WARN:
         sign = "<" if check.op is Op.MIN else ">"
         text = (f"warning: {where}: {check.metric} = {_num(check.value)} {sign} warn {_num(check.warn)} "
