@@ -39,6 +39,7 @@ def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparis
     if check.max_increase is not None:
         bounds.append(("max_increase", Op.MAX, check.max_increase, check.warn_increase))
     targets = check_targets(result, metric, check.scope)
+    members = Members(result, comparison.snapshot if comparison is not None else None)
     out = []
     for bound, op, fail, warn in bounds:
         if not targets:
@@ -47,13 +48,46 @@ def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparis
                                    suite=result.name))
         for key, value in targets:
             out.append(_judge_change(result, metric, check, key, value, (bound, op, fail, warn), comparison,
-                                     statistic, min_paired))
+                                     statistic, min_paired, members))
     return out
+
+
+class Members:
+    """The items of each group, current and blessed, indexed once per check (a group's items are those whose
+    identity has the group key's values; looking them up per group would be quadratic at 10,000 items)."""
+
+    def __init__(self, result: SuiteResult, snapshot: BaselineSnapshot | None):
+        self._result, self._snapshot = result, snapshot
+        self._index: dict[tuple[str, ...], tuple[dict, dict]] = {}
+
+    def of(self, key: Key) -> tuple[list[Any], dict[tuple[tuple[str, str], ...], Any]]:
+        """(the group's current items, its blessed items by identity)."""
+        wanted = _identity(key)
+        fields = tuple(k for k, _ in wanted)
+        if fields not in self._index:
+            now: dict = {}
+            for item in self._result.items:
+                if (projection := _project(item.key, fields)) is not None:
+                    now.setdefault(projection, []).append(item)
+            then: dict = {}
+            for blessed in (self._snapshot.items if self._snapshot is not None else ()):
+                if (projection := _project(blessed.key, fields)) is not None:
+                    then.setdefault(projection, {})[_identity(blessed.key)] = blessed
+            self._index[fields] = (now, then)
+        now, then = self._index[fields]
+        return now.get(wanted, []), then.get(wanted, {})
+
+
+def _project(key: Key, fields: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+    identity = dict(_identity(key))
+    if not all(f in identity for f in fields):
+        return None
+    return tuple((f, identity[f]) for f in fields)
 
 
 def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key, value: float | None,
                   limits: tuple[str, Op, float, float | None], comparison: BaselineComparison | None,
-                  statistic: stats.ItemStatistic | None, min_paired: float) -> CheckResult:
+                  statistic: stats.ItemStatistic | None, min_paired: float, members: Members) -> CheckResult:
     bound, op, fail, warn = limits
 
     def outcome(verdict: CheckVerdict, change: Change, reason: str | None = None,
@@ -75,7 +109,7 @@ def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key
         return outcome(CheckVerdict.INCONCLUSIVE, change, f"the baseline snapshot has no {metric} for "
                        f"{key_label(key)}")
     delta = change.current - baseline
-    change = _with_test(change, result, snapshot, check.scope, key, metric, statistic, op)
+    change = _with_test(change, members, snapshot, check.scope, key, metric, statistic, op)
     if not tested:
         return outcome(judge_value(delta, op, fail, warn), change, None, delta)
     problem = _untestable(change, statistic, metric, min_paired)
@@ -84,11 +118,11 @@ def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key
     return outcome(judge_value(delta, op, fail, warn), change, None, delta)  # provisional: `family.decide`
 
 
-def _with_test(change: Change, result: SuiteResult, snapshot: BaselineSnapshot, scope: str, key: Key, metric: str,
+def _with_test(change: Change, members: Members, snapshot: BaselineSnapshot, scope: str, key: Key, metric: str,
                statistic: stats.ItemStatistic | None, op: Op) -> Change:
     if statistic is None:
         return change
-    pairs = paired_rows(result, snapshot, key, statistic.columns)
+    pairs = _pair(*members.of(key), statistic.columns)
     n = len(pairs.current)
     share = n / pairs.total if pairs.total else None
     test = stats.change_test(pairs.current, pairs.baseline, statistic, runs=snapshot.runs,
@@ -126,15 +160,13 @@ class Pairs:
 def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, columns: tuple[str, ...]) -> Pairs:
     """The items of group `key` present in both runs; an item missing a column on either side has NaN there,
     and one missing all (its only one, for a one-column statistic) is left out."""
-    wanted = {(str(k), str(v)) for k, v in key}
-    before = {_identity(i.key): i for i in snapshot.items if wanted <= set(_identity(i.key))}
-    current, baseline, variances, runs, total = [], [], [], [], 0
-    for item in result.items:
-        identity = _identity(item.key)
-        if not wanted <= set(identity):
-            continue
-        total += 1
-        then = before.get(identity)
+    return _pair(*Members(result, snapshot).of(key), columns)
+
+
+def _pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], Any], columns: tuple[str, ...]) -> Pairs:
+    current, baseline, variances, runs = [], [], [], []
+    for item in current_items:
+        then = blessed.get(_identity(item.key))
         if then is None:
             continue
         now_row = [_nan(item.values.get(c)) for c in columns]
@@ -146,10 +178,11 @@ def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, colum
             variances.append([_nan(then.variances.get(c)) for c in columns])
             runs.append(float(then.runs))
     width = len(columns)
+
     def rows(values: list[list[float]]) -> np.ndarray:
         return np.asarray(values, dtype=float).reshape(-1, width)
 
-    return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), total)
+    return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), len(current_items))
 
 
 def paired_values(result: SuiteResult, snapshot: BaselineSnapshot, key: Key,

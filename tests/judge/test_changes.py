@@ -135,7 +135,7 @@ def test_significance_without_enough_pairs_is_inconclusive():
 def test_an_item_set_that_changed_beyond_min_paired_is_inconclusive():
     base = result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]})
     now = SuiteResult(**{**result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]}).__dict__})
-    renamed = tuple(Item(((k, f"new{v}") if k == "submission" and int(v) > 1 else (k, v) for k, v in i.key),
+    renamed = tuple(Item(tuple((k, f"new{v}") if k == "submission" and int(v) > 1 else (k, v) for k, v in i.key),
                          i.values) for i in now.items)
     [check] = judge(SuiteResult(**{**now.__dict__, "items": renamed}), base,
                     CheckConfig(max_decrease=0.01, significant=True))
