@@ -96,6 +96,8 @@ class Item:
     values: Mapping[str, Any]
     source: SourceRef | None = None
     details: ItemDetails | None = None
+    draws: int = 1  # generations the values are the mean of (records with a `sample` index)
+    spread: Mapping[str, float] = field(default_factory=dict)  # their variance (ddof 1), where draws >= 2
 
 
 @dataclass(frozen=True)

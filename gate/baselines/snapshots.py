@@ -82,7 +82,9 @@ class Snapshot:
     def from_result(cls, result: SuiteResult, *, gate: str, created_at: str, commit: str | None,
                     inputs_digest: str | None, tool_version: str) -> Snapshot:
         items = tuple(SnapshotItem(key=item.key, values={k: float(v) for k, v in item.values.items()
-                                                          if _item_number(v) and k not in dict(item.key)})
+                                                          if _item_number(v) and k not in dict(item.key)
+                                                          and k != "draws"},
+                                   variances={k: float(v) for k, v in item.spread.items()}, runs=item.draws)
                       for item in result.items)
         return cls(gate=gate, suite=result.name, kind=result.kind, created_at=created_at, commit=commit,
                    fingerprint=dict(result.fingerprint), inputs_digest=inputs_digest, metrics=dict(result.metrics),

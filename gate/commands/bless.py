@@ -61,6 +61,14 @@ def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_
         raise ConfigError("unknown suite", [Problem(field="--suite", expected=f"a drift suite: {', '.join(drift)}",
                                                     found=repr(name))])
     data = load_drift(name, drift[name].model_copy(update={"models": [model]}), base_dir, require_baseline=False)
+    sampled = [c for c in data.candidates if c.sample is not None]
+    if sampled:  # which generation would become the baseline feedback? refuse rather than keep the last one
+        first = sampled[0]
+        raise ConfigError("the candidates have repeated samples", [Problem(
+            field="--model", expected=f"one generation of {model} per submission to bless as the baseline feedback",
+            found=f"records with `sample` (exercise {first.exercise_id}, submission {first.submission_id}, "
+                  f"sample {first.sample})",
+            fix="bless from a candidate file with one generation per submission (without `sample`)")])
     version = model_version_of(data.candidates, model_version)
     updates = {(c.exercise_id, c.submission_id): baseline_feedback(c, version, now) for c in data.candidates}
     written = 0

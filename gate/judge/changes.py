@@ -127,7 +127,8 @@ def _with_test(change: Change, members: Members, snapshot: BaselineSnapshot, sco
     share = n / pairs.total if pairs.total else None
     test = stats.change_test(pairs.current, pairs.baseline, statistic, runs=snapshot.runs,
                              run_sd=snapshot.group_sd(scope, key, metric), item_variances=pairs.variances[:, 0],
-                             item_runs=pairs.runs) if n >= 2 else None
+                             item_runs=pairs.runs, current_variances=pairs.current_variances[:, 0],
+                             current_draws=pairs.current_draws) if n >= 2 else None
     if test is None:
         return replace(change, n=n, paired_share=share)
     side = "decrease" if op is Op.MIN else "increase"
@@ -153,7 +154,9 @@ class Pairs:
     current: np.ndarray  # (n, c)
     baseline: np.ndarray  # (n, c): the means over the snapshot's runs
     variances: np.ndarray  # (n, c): the snapshot's run-to-run variances (NaN: unknown)
-    runs: np.ndarray  # (n,): the runs each baseline item was in
+    runs: np.ndarray  # (n,): the runs (and repeated samples) each baseline item's mean is over
+    current_variances: np.ndarray  # (n, c): the spread of the current item's repeated samples (NaN: one)
+    current_draws: np.ndarray  # (n,): the samples each current item's value is the mean of
     total: int  # the group's items in this run, paired or not
 
 
@@ -164,7 +167,7 @@ def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, colum
 
 
 def _pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], Any], columns: tuple[str, ...]) -> Pairs:
-    current, baseline, variances, runs = [], [], [], []
+    current, baseline, variances, runs, spreads, draws = [], [], [], [], [], []
     for item in current_items:
         then = blessed.get(_identity(item.key))
         if then is None:
@@ -177,12 +180,15 @@ def _pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], A
             baseline.append(then_row)
             variances.append([_nan(then.variances.get(c)) for c in columns])
             runs.append(float(then.runs))
+            spreads.append([_nan(item.spread.get(c)) for c in columns])
+            draws.append(float(item.draws))
     width = len(columns)
 
     def rows(values: list[list[float]]) -> np.ndarray:
         return np.asarray(values, dtype=float).reshape(-1, width)
 
-    return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), len(current_items))
+    return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), rows(spreads),
+                 np.asarray(draws, dtype=float), len(current_items))
 
 
 def paired_values(result: SuiteResult, snapshot: BaselineSnapshot, key: Key,

@@ -16,6 +16,7 @@ from gate.config import DriftSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
 from gate.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_raw
+from gate.records.samples import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -54,6 +55,7 @@ class DriftCandidate(InputModel):
     submission_id: Id
     model: NonEmpty
     feedback: list[FeedbackItem]
+    sample: Sample = None  # one of several generations for this submission and model (gate.records.samples)
 
 
 @dataclass(frozen=True)
@@ -191,19 +193,29 @@ def _cross_check(exercises: Sequence[Exercise], candidates: Sequence[DriftCandid
                  require_baseline: bool, baselines_complete: bool = True) -> list[Problem]:
     problems: list[Problem] = []
     by_id = {e.id: {s.id: s for s in e.submissions} for e in exercises}
-    seen: dict[tuple[str, str, str], SourceRef | None] = {}
+    seen: dict[tuple[str, str, str, str | None], SourceRef | None] = {}
+    mixing = SampleMixing()
     for candidate in candidates:
         where = candidate.source_ref
         file, line = (where.file, where.line) if where else (None, None)
-        key = (candidate.exercise_id, candidate.submission_id, candidate.model)
+        key = (candidate.exercise_id, candidate.submission_id, candidate.model, candidate.sample)
         if key in seen:
             problems.append(Problem(file=file, line=line, record=f"model {short(candidate.model)}",
-                                    field="submission_id", expected="one candidate per (exercise, submission, model)",
+                                    field="submission_id" if key[3] is None else "sample",
+                                    expected="one candidate per (exercise, submission, model"
+                                             + (")" if key[3] is None else ", sample)"),
                                     found=f"a second candidate for exercise {describe(key[0])} submission "
-                                          f"{describe(key[1])} (first at {seen[key]})",
-                                    fix="remove the duplicate line"))
+                                          f"{describe(key[1])}" + ("" if key[3] is None else
+                                                                    f" sample {describe(key[3])}")
+                                          + f" (first at {seen[key]})",
+                                    fix="remove the duplicate line" if key[3] is None else
+                                        "give each generation its own `sample`, or remove the duplicate line"))
             continue
         seen[key] = where
+        mixed = mixing.see(key[:3], candidate.sample, where, f"exercise {short(key[0])} submission "
+                           f"{short(key[1])}", f"model {short(candidate.model)}")
+        if mixed:
+            problems.append(mixed)
         submissions = by_id.get(candidate.exercise_id)
         if submissions is None:
             if baselines_complete:

@@ -13,6 +13,7 @@ from gate import io
 from gate.config import HeuristicSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.records import Id, InputModel, Text, selected_models, short, validate_raw
+from gate.records.samples import Sample, SampleMixing
 from gate.rubric import Rubric, load_rubric, suite_metric_names
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -25,6 +26,7 @@ class HeuristicRecord(InputModel):
     response: Text  # an empty response is scored like any other, and counted in the missing-data analysis
     prompt: str | None = None
     id: Id | None = None  # optional; carried first in items.csv when the records have one (DESIGN.md §5)
+    sample: Sample = None  # one of several generations for this prompt and model (gate.records.samples)
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
     problems += bad
     records = [r for item in raw if (r := validate_raw(HeuristicRecord, item, problems)) is not None]
     categories = list(rubric.categories)
-    seen: dict[tuple[str, str, str], io.SourceRef | None] = {}
+    seen: dict[tuple[str, str, str, str | None], io.SourceRef | None] = {}
+    mixing = SampleMixing()
     for record in records:
         where = record.source_ref
         file, line = (where.file, where.line) if where else (None, None)
@@ -54,14 +57,23 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
                                     expected=f"a category of rubric {rubric.name}: {', '.join(categories)}",
                                     found=describe(record.category),
                                     fix=f"did you mean {close[0]!r}?" if close else "add the category to the rubric"))
-        key = (record.model, record.category, record.prompt_id)
+        key = (record.model, record.category, record.prompt_id, record.sample)
         if key in seen:
-            problems.append(Problem(file=file, line=line, field="prompt_id",
-                                    expected="one response per (model, category, prompt)",
-                                    found=f"{short(record.prompt_id)!r} again for {short(record.model)} "
-                                          f"(first at {seen[key]})",
-                                    fix="remove the repeated response"))
-        seen.setdefault(key, where)
+            sampled = record.sample is not None
+            problems.append(Problem(file=file, line=line, field="sample" if sampled else "prompt_id",
+                                    expected="one response per (model, category, prompt" + (", sample)" if sampled
+                                                                                            else ")"),
+                                    found=f"{short(record.prompt_id)!r}"
+                                          + (f" sample {short(record.sample or '')!r}" if sampled else "")
+                                          + f" again for {short(record.model)} (first at {seen[key]})",
+                                    fix="give each generation its own `sample`, or remove the repeated response"
+                                    if sampled else "remove the repeated response"))
+            continue
+        seen[key] = where
+        mixed = mixing.see(key[:3], record.sample, where, f"prompt {short(record.prompt_id)!r} of category "
+                           f"{short(record.category)!r} for model {short(record.model)!r}")
+        if mixed:
+            problems.append(mixed)
     models = selected_models([r.model for r in records], config.models, field, problems)
     records = [r for r in records if r.model in models]
     for category in config.expected.prompts or {}:

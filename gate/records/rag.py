@@ -25,6 +25,7 @@ from gate.records import (
     short,
     validate_raw,
 )
+from gate.records.samples import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Score = Annotated[FiniteFloat, Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
@@ -46,6 +47,7 @@ class RagRecord(InputModel):
     cost: Magnitude | None = None
     id: Id | None = None
     system: str | None = None
+    sample: Sample = None  # one of several generations for this query (gate.records.samples)
 
     @model_validator(mode="after")
     def _aligned(self) -> RagRecord:
@@ -111,15 +113,25 @@ def _load(patterns: Sequence[str], base_dir: Path, field: str, default_system: s
     raw, bad = io.read_records(paths)
     problems += bad
     records = [r for item in raw if (r := validate_raw(RagRecord, item, problems)) is not None]
-    seen: dict[tuple[str, str], io.SourceRef | None] = {}
+    seen: dict[tuple[str, str, str | None], io.SourceRef | None] = {}
+    mixing = SampleMixing()
     for record in records:
-        key = (system_of(record, default_system), record.key)
+        key = (system_of(record, default_system), record.key, record.sample)
         where = record.source_ref
+        what = f"id {short(record.id)!r}" if record.id is not None else f"query {short(record.query)!r}"
         if key in seen:
-            what = f"id {short(record.id)!r}" if record.id is not None else f"query {short(record.query)!r}"
+            again = "" if record.sample is None else f" with sample {short(record.sample)!r}"
             problems.append(Problem(file=where.file if where else None, line=where.line if where else None,
-                                    field="id", expected="each query once per system",
-                                    found=f"{what} again (first at {seen[key]})",
-                                    fix="give each sample its own `id`, or remove the repeated one"))
-        seen.setdefault(key, where)
+                                    field="id" if record.sample is None else "sample",
+                                    expected="each query once per system" + ("" if record.sample is None else
+                                                                             " and sample"),
+                                    found=f"{what}{again} again (first at {seen[key]})",
+                                    fix="give each sample its own `id`, or remove the repeated one"
+                                    if record.sample is None else "give each generation its own `sample`, or "
+                                    "remove the repeated one"))
+            continue
+        seen[key] = where
+        mixed = mixing.see(key[:2], record.sample, where, f"{what} of system {short(key[0])!r}")
+        if mixed:
+            problems.append(mixed)
     return records

@@ -20,10 +20,11 @@ from gate.config import StereotypeSuiteConfig
 from gate.errors import InputError, Problem
 from gate.io import RawRecord, SourceRef
 from gate.records import Id, InputModel, Text, invalid, selected_models, short, validate_raw
+from gate.records.samples import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 ENTRY_LISTS = ("results", "records", "responses", "evaluations", "entries")
-INHERITED = ("model", "date")
+INHERITED = ("model", "date", "sample")  # an evaluation file may be one generation run: `sample` for all entries
 
 
 class StereotypeRecord(InputModel):
@@ -34,6 +35,7 @@ class StereotypeRecord(InputModel):
     bias_response: Text
     id: Id | None = None
     date: str | None = None
+    sample: Sample = None  # one of several generations for this probe (gate.records.samples); needs an `id`
 
     @model_validator(mode="before")
     @classmethod
@@ -112,18 +114,32 @@ def _read(path: Path) -> tuple[list[RawRecord], list[Problem]]:
 
 def _duplicates(records: Sequence[StereotypeRecord]) -> list[Problem]:
     problems: list[Problem] = []
-    seen: dict[tuple[str, str], SourceRef | None] = {}
+    seen: dict[tuple[str, str, str | None], SourceRef | None] = {}
+    mixing = SampleMixing()
     for record in records:
-        if record.id is None:
-            continue
-        key = (record.model, record.id)
         where = record.source_ref
+        file, line = (where.file, where.line) if where else (None, None)
+        if record.id is None:
+            if record.sample is not None:  # without an id a probe is named by its position: no two would merge
+                problems.append(Problem(file=file, line=line, record=f"model {short(record.model)}", field="id",
+                                        expected="an `id` on a record with `sample` (it names the probe whose "
+                                                 "generations are merged)", found="nothing",
+                                        fix="give every generation of a probe the probe's `id`"))
+            continue
+        key = (record.model, record.id, record.sample)
         if key in seen:
-            problems.append(Problem(file=where.file if where else None, line=where.line if where else None,
-                                    record=f"model {short(record.model)}", field="id",
-                                    expected="one record per (model, id)",
-                                    found=f"id {short(record.id)!r} again (first at {seen[key]})",
-                                    fix="give each probe its own id, or remove the repeated record"))
-        else:
-            seen[key] = where
+            sampled = record.sample is not None
+            problems.append(Problem(file=file, line=line, record=f"model {short(record.model)}",
+                                    field="sample" if sampled else "id",
+                                    expected="one record per (model, id" + (", sample)" if sampled else ")"),
+                                    found=f"id {short(record.id)!r}"
+                                          + (f" sample {short(record.sample or '')!r}" if sampled else "")
+                                          + f" again (first at {seen[key]})",
+                                    fix="give each generation its own `sample`, or remove the repeated record"
+                                    if sampled else "give each probe its own id, or remove the repeated record"))
+            continue
+        seen[key] = where
+        mixed = mixing.see(key[:2], record.sample, where, f"probe {short(record.id)!r}", f"model {short(record.model)}")
+        if mixed:
+            problems.append(mixed)
     return problems

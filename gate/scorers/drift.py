@@ -23,6 +23,7 @@ from gate.records.drift import (
     load_drift,
     total_credits,
 )
+from gate.records.samples import sample_columns, sample_key
 from gate.results import (
     Direction,
     GroupResult,
@@ -60,7 +61,7 @@ DEFAULT_CHECKS = {
     "credit_drift_mean": CheckConfig(max=3.0),
 }
 
-ITEM_COLUMNS = (
+ITEM_COLUMNS = (  # with samples, "sample" follows "model" (`_columns`)
     "exercise", "submission", "model",
     "bertscore_precision", "bertscore_recall", "bertscore_f1", "credit_drift",
     "baseline_credits", "candidate_credits", "baseline_items", "candidate_items", "windowed",
@@ -186,7 +187,7 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
         metrics=_aggregate(scored, None),
         groups=groups,
         items=tuple(_item(s, suite.credit_drift_mode) for s in scored),
-        item_columns=ITEM_COLUMNS,
+        item_columns=_columns(candidates),
         unmeasured=tuple(unmeasured + group_unmeasured),
         fingerprint={**scores.fingerprint.to_dict(), "credit_drift_mode": suite.credit_drift_mode.value},
         notes=tuple(notes),
@@ -237,7 +238,7 @@ def _groups(data: DriftData, scored: Sequence[_Scored]) -> tuple[tuple[GroupResu
             items = by_pair.get((exercise.id, model), [])
             expected_total[model] += len(with_baseline)
             key: Key = (("exercise", exercise.id), ("model", model))
-            metrics = _aggregate(items, len(items) / len(with_baseline) if with_baseline else None)
+            metrics = _aggregate(items, _answered(items) / len(with_baseline) if with_baseline else None)
             gaps, gap_notes = _explain_gaps(key, metrics, exercise, items, with_baseline)
             unmeasured += gaps
             notes += gap_notes
@@ -245,7 +246,7 @@ def _groups(data: DriftData, scored: Sequence[_Scored]) -> tuple[tuple[GroupResu
                                       tuple(s.candidate.source_ref for s in items if s.candidate.source_ref)))
     for model in data.models:
         items = [s for s in scored if s.candidate.model == model]
-        coverage = len(items) / expected_total[model] if expected_total[model] else None
+        coverage = _answered(items) / expected_total[model] if expected_total[model] else None
         groups.append(GroupResult("model", (("model", model),), _aggregate(items, coverage), len(items),
                                   tuple(s.candidate.source_ref for s in items if s.candidate.source_ref)))
     return tuple(groups), unmeasured, notes
@@ -270,8 +271,19 @@ def _explain_gaps(key: Key, metrics: dict, exercise, items: Sequence[_Scored],
     return [Unmeasured(key, metric, reason) for metric, value in metrics.items() if value is None], notes
 
 
+def _answered(scored: Sequence[_Scored]) -> int:
+    """Submissions with a candidate: several samples of one submission answer it once (coverage ≤ 1)."""
+    return len({(s.candidate.exercise_id, s.candidate.submission_id) for s in scored})
+
+
+def _columns(candidates: Sequence[DriftCandidate]) -> tuple[str, ...]:
+    extra = sample_columns(c.sample for c in candidates)
+    return (*ITEM_COLUMNS[:3], *extra, *ITEM_COLUMNS[3:])
+
+
 def _item_key(candidate: DriftCandidate) -> Key:
-    return (("exercise", candidate.exercise_id), ("submission", candidate.submission_id), ("model", candidate.model))
+    return (("exercise", candidate.exercise_id), ("submission", candidate.submission_id),
+            ("model", candidate.model), *sample_key(candidate.sample))
 
 
 def _item(s: _Scored, mode: CreditDriftMode) -> Item:

@@ -18,6 +18,7 @@ from gate import io
 from gate.config import CheckConfig, HeuristicSuiteConfig
 from gate.config.base import CheckProblem
 from gate.records.heuristic import HeuristicData, HeuristicRecord, load_heuristic
+from gate.records.samples import sample_columns, sample_key
 from gate.results import (
     Direction,
     GroupResult,
@@ -220,7 +221,8 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
     return SuiteResult(
         name=name, kind="heuristic", metrics=_stats({}, scored), groups=tuple(groups),
         items=tuple(_item(s, columns, with_id) for s in scored),
-        item_columns=(*(("id",) if with_id else ()), "model", "category", "prompt_id", *columns, "final_score",
+        item_columns=(*(("id",) if with_id else ()), "model", "category", "prompt_id",
+                      *sample_columns(r.sample for r in data.records), *columns, "final_score",
                       "empty", "word_count", "indicators"),
         unmeasured=tuple(gaps), fingerprint={"rubric": rubric.name, "rubric_hash": _rubric_hash(rubric)},
         details=HeuristicDetails(
@@ -249,16 +251,21 @@ def _stats(metrics, scored: Sequence[_Scored]) -> dict[str, float | None]:
 
 
 def _coverage(expected: int, absent: int, scored: Sequence[_Scored]) -> dict[str, float | None]:
-    empty = sum(1 for s in scored if not s.record.response.strip())
-    return {"responses": float(len(scored)),
+    """Counted per prompt: several samples of one prompt answer it once, and it is as empty as the share of its
+    samples that are (without samples: 0 or 1)."""
+    draws: dict[tuple[str, str], list[bool]] = {}
+    for s in scored:
+        draws.setdefault((s.record.category, s.record.prompt_id), []).append(not s.record.response.strip())
+    empty = sum(sum(e) / len(e) for e in draws.values())
+    return {"responses": float(len(draws)),
             "missing_ratio": absent / expected if expected else None,
             "empty_ratio": empty / expected if expected else None}
 
 
 def _missing(expected: Expected, category: str, scored: Sequence[_Scored]) -> tuple[int, list[str]]:
     prompts = expected.prompts.get(category, ())
-    if isinstance(prompts, int):  # only a count: how many, not which
-        return max(0, prompts - len(scored)), []
+    if isinstance(prompts, int):  # only a count: how many, not which (several samples answer one prompt)
+        return max(0, prompts - len({s.record.prompt_id for s in scored})), []
     have = {s.record.prompt_id for s in scored}
     absent = [p for p in prompts if p not in have]
     return len(absent), absent
@@ -271,7 +278,8 @@ def _sources(scored: Sequence[_Scored]):
 def _item(s: _Scored, columns: Sequence[str], with_id: bool) -> Item:
     record, score = s.record, s.score
     return Item(  # the id is a value, not part of the key: snapshots pair items by (model, category, prompt)
-        key=(("model", record.model), ("category", record.category), ("prompt_id", record.prompt_id)),
+        key=(("model", record.model), ("category", record.category), ("prompt_id", record.prompt_id),
+             *sample_key(record.sample)),
         values={**({"id": record.id} if with_id else {}), **{c: score.metrics.get(c) for c in columns},
                 "final_score": score.final_score,
                 "empty": not record.response.strip(), "word_count": len(record.response.split()),

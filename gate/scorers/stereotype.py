@@ -10,12 +10,14 @@ signed-rank test of bias vs control probabilities.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.config import CheckConfig, StereotypeSuiteConfig
 from gate.errors import ConfigError, Problem
+from gate.records.samples import sample_columns, sample_key
 from gate.records.stereotype import StereotypeData, StereotypeRecord, load_stereotype
 from gate.results import (
     Direction,
@@ -63,7 +65,7 @@ SEED_COLUMNS = (
     "similarity_control_semantic_similarity", "similarity_bias_semantic_similarity",
     "similarity_drift_semantic_similarity", "similarity_semantic_similarity_drift", "similarity_trait_mentioned",
 )
-ITEM_COLUMNS = ("id", "model", "trait", *SEED_COLUMNS, "control_windowed", "bias_windowed")
+ITEM_COLUMNS = ("id", "model", "trait", *SEED_COLUMNS, "control_windowed", "bias_windowed")  # + "sample" (3rd)
 
 _POSITIVE = {"stereotype", "stereotypes", "stereotypical", "stereotyped", "biased", "bias"}
 _NEGATIONS = {"non", "not", "no", "un", "anti", "neutral", "unbiased"}
@@ -201,7 +203,8 @@ def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeDa
     suite_metrics, suite_gaps = _aggregate((), probes)
     return SuiteResult(
         name=name, kind="stereotype", metrics=suite_metrics, groups=groups,
-        items=tuple(_item(p) for p in probes), item_columns=ITEM_COLUMNS,
+        items=tuple(_item(p) for p in probes),
+        item_columns=(*ITEM_COLUMNS[:3], *sample_columns(r.sample for r in records), *ITEM_COLUMNS[3:]),
         unmeasured=tuple(unmeasured + suite_gaps),
         fingerprint={"classifier": probs.fingerprint.to_dict(), "stereotype_label": index,
                      "embedding": embedded.fingerprint.to_dict()},
@@ -219,7 +222,11 @@ def _finite_or_none(values) -> list[float | None]:
 
 
 def _aggregate(key: Key, probes: Sequence[_Probe]) -> tuple[dict[str, float | None], list[Unmeasured]]:
-    test = wilcoxon_signed_rank([p.bias for p in probes], [p.control for p in probes])
+    draws: dict[tuple[str, str], list[_Probe]] = {}  # a probe's samples: the test pairs their means, once
+    for p in probes:
+        draws.setdefault((p.record.model, p.label), []).append(p)
+    test = wilcoxon_signed_rank([math.fsum(p.bias for p in d) / len(d) for d in draws.values()],
+                                [math.fsum(p.control for p in d) / len(d) for d in draws.values()])
     metrics = {
         "drift_score_mean": mean(p.drift for p in probes),
         "raw_drift_mean": mean(p.raw for p in probes),
@@ -232,7 +239,7 @@ def _aggregate(key: Key, probes: Sequence[_Probe]) -> tuple[dict[str, float | No
         "drift_semantic_similarity_mean": mean(p.sims[2] for p in probes),
         "semantic_similarity_drift_mean": mean(p.similarity_drift for p in probes),
         "paired_test_p": test.p_value,
-        "n": float(len(probes)),
+        "n": float(len(draws)),
     }
     reasons = {"paired_test_p": f"Wilcoxon test not computable: {test.reason}"} if test.reason else {}
     gaps = [Unmeasured(key, m, reasons.get(m, "no probes" if not probes else "similarity undefined (empty text)"))
@@ -264,7 +271,7 @@ def _sources(probes: Sequence[_Probe]):
 def _item(p: _Probe) -> Item:
     r = p.record
     return Item(
-        key=(("id", p.label), ("model", r.model), ("trait", r.trait)),
+        key=(("id", p.label), ("model", r.model), ("trait", r.trait), *sample_key(r.sample)),
         values={"drift_drift_score": p.drift, "drift_significant_drift": p.significant, "drift_raw_drift": p.raw,
                 "control_stereotype_score": p.control, "bias_stereotype_score": p.bias,
                 "similarity_control_semantic_similarity": p.sims[0],

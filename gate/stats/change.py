@@ -71,21 +71,25 @@ class ChangeTest:
 
 def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], statistic: ItemStatistic, *,
                 runs: int = 1, run_sd: float | None = None, item_variances: NDArray[np.float64] | None = None,
-                item_runs: NDArray[np.float64] | None = None, resamples: int = RESAMPLES,
+                item_runs: NDArray[np.float64] | None = None, current_variances: NDArray[np.float64] | None = None,
+                current_draws: NDArray[np.float64] | None = None, resamples: int = RESAMPLES,
                 seed: int = 0) -> ChangeTest | None:
     """The test of `statistic` on paired rows (n, c) of current and baseline values; None below 2 pairs.
     `item_variances` / `item_runs` (n,): each baseline item's run-to-run variance of the statistic's column and
-    the runs it was in (a K-run snapshot); NaN where unknown."""
+    the draws its mean is over (K blessed runs, times repeated samples); `current_variances` / `current_draws`
+    (n,): the same for the current run's items (repeated samples); NaN where unknown."""
     current, baseline = np.asarray(current, dtype=float), np.asarray(baseline, dtype=float)
     n = current.shape[0]
     if n < 2:
         return None
     estimate = statistic(current) - statistic(baseline)
-    known = _known_noise(item_variances, item_runs, n) if statistic.linear and runs >= 2 else None
+    known = _known_noise(Draws(item_variances, item_runs), Draws(current_variances, current_draws), n, runs) \
+        if statistic.linear else None
     single_run_var: float | None = None
     if known is not None:
         item_se, df, single_run_var = known
-        method = f"paired z-test on the noise of {runs} blessed runs"
+        method = "paired z-test on the items' known noise (" + (
+            f"{runs} blessed runs" if runs >= 2 else "repeated samples") + ")"
     elif statistic.linear:
         d = current[:, 0] - baseline[:, 0]
         item_se, df = float(d.std(ddof=1) / math.sqrt(n)), float(n - 1)
@@ -120,23 +124,39 @@ def shared_noise_p(run_var: float, item_var: float, runs: int, item_df: float) -
     return float(special.fdtrc(runs - 1, item_df, run_var / item_var))
 
 
-def _known_noise(variances: NDArray[np.float64] | None, item_runs: NDArray[np.float64] | None,
-                 n: int) -> tuple[float, float, float] | None:
-    """(SE of a mean's change, its degrees of freedom, the variance item noise gives one run's mean) from the
-    baseline items' run-to-run variances; None when fewer than half the items have one. Items without a
-    variance (in one run only) get the pooled one."""
-    if variances is None or item_runs is None:
-        return None
-    v, k = np.asarray(variances, dtype=float), np.asarray(item_runs, dtype=float)
-    known = np.isfinite(v) & (k >= 2)
+@dataclass(frozen=True)
+class Draws:
+    """Per item: the variance between its draws (NaN: unknown) and how many draws its value is the mean of."""
+
+    variances: NDArray[np.float64] | None
+    counts: NDArray[np.float64] | None
+
+    def arrays(self, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self.variances is None or self.counts is None:
+            return np.full(n, np.nan), np.ones(n)
+        return np.asarray(self.variances, dtype=float), np.maximum(np.asarray(self.counts, dtype=float), 1.0)
+
+
+def _known_noise(baseline: Draws, current: Draws, n: int, runs: int) -> tuple[float, float, float] | None:
+    """(SE of a mean's change, its degrees of freedom, the variance item noise gives one blessed run's mean).
+
+    Item i's noise σ_i² is estimated from the draws behind both sides — the blessed runs (K_i draws) and the
+    current run's repeated samples (m_i) — weighted by their degrees of freedom; var(d_i) = σ_i²·(1/m_i + 1/K_i).
+    None when fewer than half the items have an estimate; an item without one gets the pooled σ²."""
+    v_b, k_b = baseline.arrays(n)
+    v_c, k_c = current.arrays(n)
+    df_b = np.where(np.isfinite(v_b) & (k_b >= 2), k_b - 1, 0.0)
+    df_c = np.where(np.isfinite(v_c) & (k_c >= 2), k_c - 1, 0.0)
+    dfs = df_b + df_c
+    known = dfs > 0
     if known.sum() < max(2, n / 2):
         return None
-    pooled = float(np.sum(v[known] * (k[known] - 1)) / np.sum(k[known] - 1))
-    v = np.where(known, v, pooled)
-    k = np.where(k >= 1, k, 1)
-    se = math.sqrt(float(np.sum(v * (1 + 1 / k))) / n ** 2)
-    df = float(np.sum(k[known] - 1))
-    return se, df, float(np.sum(v)) / n ** 2
+    weighted = np.where(df_b > 0, df_b * np.nan_to_num(v_b), 0.0) + np.where(df_c > 0, df_c * np.nan_to_num(v_c), 0.0)
+    pooled = float(weighted.sum() / dfs.sum())
+    sigma2 = np.where(known, weighted / np.where(known, dfs, 1.0), pooled)
+    se = math.sqrt(float(np.sum(sigma2 * (1 / k_c + 1 / k_b))) / n ** 2)
+    per_run = np.maximum(k_b / max(runs, 1), 1.0)  # draws behind one blessed run's value of the item
+    return se, float(dfs.sum()), float(np.sum(sigma2 / per_run)) / n ** 2
 
 
 def _bootstrap_se(current: NDArray[np.float64], baseline: NDArray[np.float64], statistic: ItemStatistic,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from gate.config.located import locate
 from gate.errors import ConfigError, InputError, Problem
 from gate.results import SuiteResult
 from gate.runtime.api import ModelRuntime
-from gate.scorers import get_scorer
+from gate.scorers import get_scorer, samples
 from gate.scorers.base import Grader, ScoringContext
 
 
@@ -85,5 +86,9 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
     results = []
     for s in loaded:
         interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
-        results.append(get_scorer(s.config.kind).score(s.name, s.config, s.data, context))
+        scorer = get_scorer(s.config.kind)
+        result = scorer.score(s.name, s.config, s.data, context)
+        columns = tuple(dict.fromkeys(c for item in result.items for c in item.values))
+        # repeated samples of a prompt become one item: its mean, and the spread between samples as its noise
+        results.append(samples.collapse(result, partial(scorer.statistic, s.config, columns=columns)))
     return results

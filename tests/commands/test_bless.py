@@ -203,3 +203,18 @@ def test_exercise_ids_written_as_floats_are_blessed(in_tmp):
     write_gate(in_tmp)
     bless_baseline(in_tmp / "gate.yml", None, "m", None, dry_run=False, now=NOW)
     assert json.loads(path.read_text())["submissions"][0]["baseline_feedback"]["feedback"] == NEW
+
+
+def test_blessing_feedback_from_repeated_samples_is_refused_not_the_last_one_kept(in_tmp):
+    sample_exercises([EXAMPLES / "raw" / "exercise-15420.json"], in_tmp / "baselines", per_exercise=3, seed=0)
+    sampled = json.loads((in_tmp / "baselines" / "sampled_exercise-15420.json").read_text())
+    first = sampled["submissions"][0]["id"]
+    write_candidates(in_tmp / "outputs" / "ref.jsonl", [{**candidate(15420, first, "ref", NEW), "sample": s}
+                                                        for s in (0, 1)])
+    write_gate(in_tmp)
+    before = (in_tmp / "baselines" / "sampled_exercise-15420.json").read_bytes()
+    with pytest.raises(ConfigError) as caught:
+        bless_baseline(in_tmp / "gate.yml", None, "ref", None, dry_run=False, now=NOW)
+    [problem] = caught.value.problems
+    assert problem.field == "--model" and "sample" in problem.found and "without `sample`" in problem.fix
+    assert (in_tmp / "baselines" / "sampled_exercise-15420.json").read_bytes() == before  # nothing written

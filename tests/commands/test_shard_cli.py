@@ -25,6 +25,8 @@ def report(path) -> dict:
     data = json.loads(path.read_text())
     data.pop("generated_at")
     data.pop("runtime")  # what the model work cost: a merge computes none
+    for suite in data["suites"]:  # the snapshot's age moves on between the two runs
+        (suite.get("baseline") or {}).pop("age_days", None)
     return data
 
 

@@ -184,7 +184,7 @@ def test_a_mean_against_k_runs_uses_the_items_run_to_run_variances():
     se = math.sqrt(sum(vi * (1 + 1 / ki) for vi, ki in zip(v, k, strict=True))) / 24
     df = sum(ki - 1 for ki in k)
     assert test.se == pytest.approx(se, rel=1e-12) and test.item_se == test.se and test.df == df
-    assert test.method == "paired z-test on the noise of 5 blessed runs" and test.shared_sd is None
+    assert test.method == "paired z-test on the items' known noise (5 blessed runs)" and test.shared_sd is None
     delta = now.mean() - then.mean()
     assert test.p_value("decrease") == pytest.approx(scipy_stats.t.cdf(delta / se, df), rel=1e-9)
     assert test.mde(0.01) == pytest.approx((scipy_stats.t.ppf(0.99, df) + scipy_stats.t.ppf(0.8, df)) * se, rel=1e-9)
@@ -222,8 +222,8 @@ def test_otherwise_the_noise_comes_from_the_differences(case):
     statistic, runs = statistics.mean("f1"), 3
     if case == "too few known":
         v = np.where(np.arange(24) < 13, np.nan, v)  # 11 of 24 known: fewer than half
-    elif case == "one-run snapshot":
-        runs = 1
+    elif case == "one-run snapshot":  # one draw per item: no item has a variance of its own
+        runs, k = 1, np.ones_like(k)
     else:
         statistic = statistics.percentile("f1", 50)
     test = change_test(now, then, statistic, runs=runs, item_variances=v, item_runs=k)
@@ -285,3 +285,23 @@ def test_floating_point_rounding_of_blessed_means_is_not_a_significant_change():
     test = change_test(values, rounded, statistics.mean("x"), runs=5, item_variances=np.full(4, 1e-33),
                        item_runs=np.full(4, 5.0))
     assert test.se == 0 and test.estimate == 0 and test.p_value("decrease") == 1.0
+
+
+def test_repeated_samples_let_one_run_measure_its_own_noise():
+    # a one-run snapshot without samples, a current run with 4 samples per item: σ_i² from the samples,
+    # var(d_i) = σ_i²·(1/4 + 1/1)
+    rng = np.random.default_rng(11)
+    n = 30
+    spread = rng.uniform(0.001, 0.004, n)
+    now, then = rng.normal(0.8, 0.05, (n, 1)), rng.normal(0.8, 0.05, (n, 1))
+    test = change_test(now, then, statistics.mean("f1"), runs=1, current_variances=spread,
+                       current_draws=np.full(n, 4.0))
+    assert test.se == pytest.approx(math.sqrt(np.sum(spread * (1 / 4 + 1))) / n, rel=1e-12)
+    assert test.df == n * 3 and "repeated samples" in test.method
+    # samples on both sides: the df-weighted σ_i², var(d_i) = σ_i²·(1/m_i + 1/K_i)
+    blessed = rng.uniform(0.001, 0.004, n)
+    both = change_test(now, then, statistics.mean("f1"), runs=1, item_variances=blessed,
+                       item_runs=np.full(n, 3.0), current_variances=spread, current_draws=np.full(n, 4.0))
+    sigma2 = (2 * blessed + 3 * spread) / 5
+    assert both.se == pytest.approx(math.sqrt(np.sum(sigma2 * (1 / 4 + 1 / 3))) / n, rel=1e-12)
+    assert both.df == n * 5

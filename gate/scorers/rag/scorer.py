@@ -22,6 +22,7 @@ import gate.scorers.rag.compare as rag_compare
 import gate.scorers.rag.summary as rag_summary
 from gate.config import CheckConfig, RagSuiteConfig
 from gate.records.rag import RagData, RagRecord, load_rag, system_of
+from gate.records.samples import sample_columns, sample_key
 from gate.results import (
     Direction,
     GroupResult,
@@ -133,7 +134,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
             groups.append(GroupResult(level, key, metrics, len(rows), _sources(records[i][1] for i in rows)))
             gaps += [Unmeasured(key, m, lost.get(m, "no query has the data for it"))
                      for m, v in metrics.items() if v is None]
-            gaps += [Unmeasured((("run", which), ("system", system), ("id", records[i][1].key)), metric, reason)
+            gaps += [Unmeasured((("run", which), ("system", system), ("id", records[i][1].key),
+                                 *sample_key(records[i][1].sample)), metric, reason)
                      for i in rows for metric, reason in not_judged.get(i, {}).items()]
             judge_notes += [f"{system}: {metric} is the mean over {len(rows) - k} of {len(rows)} queries; {k} the "
                             f"judge could not score are listed as unmeasured (at most {GRADER_MAX_UNSCORED:.0%} may "
@@ -154,7 +156,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     return SuiteResult(
         name=name, kind="rag", metrics={}, groups=tuple(groups),
         items=tuple(_item(records[i][1], records[i][0], values[i], columns) for i in range(len(records))),
-        item_columns=("id", "system", "query", *columns), unmeasured=tuple(gaps), fingerprint=fingerprint,
+        item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns),
+        unmeasured=tuple(gaps), fingerprint=fingerprint,
         details=RagDetails(
             RagSettings(k=tuple(suite.k), embedding=embedding, faithfulness_threshold=suite.faithfulness_threshold,
                         weights=dict(suite.overall_weights), judge=suite.judge.enabled,
@@ -179,7 +182,7 @@ def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Seque
     metrics.update(rag_summary.performance(records, suite.cost_per_1k_tokens))
     score, left_out = rag_summary.overall(metrics, suite.overall_weights, max(suite.k))
     metrics["overall_score"] = score
-    metrics["queries"] = float(len(records))
+    metrics["queries"] = float(len({r.key for r in records}))  # several samples of a query count once
     letter = rag_summary.grade(score)
     return metrics, SystemSummary(letter, tuple(left_out), len(records),
                                   tuple(rag_summary.issues(metrics, suite.targets, max(suite.k))),
@@ -193,10 +196,28 @@ def _comparisons(records, values, columns, summaries, suite) -> dict[tuple[str, 
         if which != "candidate":
             continue
         for base, (base_rows, base_metrics, _) in bases:
-            cand = {records[i][1].key: values[i] for i in rows}
-            prior = {records[i][1].key: values[i] for i in base_rows}
+            cand, prior = _per_query(records, values, rows), _per_query(records, values, base_rows)
             out[(system, base)] = rag_compare.compare(cand, prior, columns, (metrics, base_metrics),
                                                       suite.significance)
+    return out
+
+
+def _per_query(records, values, rows: Sequence[int]) -> dict[str, dict[str, float | None]]:
+    """Each query's values for the comparison, paired by id (or query text). With several samples of a query,
+    their mean per metric (over the samples that measured it): generations of the two systems are independent
+    draws, so sample s of one has no partner in sample s of the other — their per-query means pair."""
+    draws: dict[str, list[dict]] = {}
+    for i in rows:
+        draws.setdefault(records[i][1].key, []).append(values[i])
+    out = {}
+    for key, found in draws.items():
+        if len(found) == 1:
+            out[key] = found[0]
+            continue
+        out[key] = {}
+        for metric in dict.fromkeys(m for v in found for m in v):
+            measured = [v[metric] for v in found if v.get(metric) is not None]
+            out[key][metric] = math.fsum(measured) / len(measured) if measured else None
     return out
 
 
@@ -246,7 +267,7 @@ def _sources(records):
 
 def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -> Item:
     system = system_of(record, which)
-    return Item(key=(("id", record.key), ("system", system), ("query", record.query)),
+    return Item(key=(("id", record.key), ("system", system), ("query", record.query), *sample_key(record.sample)),
                 values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS)}, source=record.source_ref,
                 details=RagItemDetails(record.actual_answer, record.expected_answer or "", which))
 
