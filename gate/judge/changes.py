@@ -129,6 +129,7 @@ def _with_test(change: Change, members: Members, snapshot: BaselineSnapshot, sco
                              run_sd=snapshot.group_sd(scope, key, metric), item_variances=pairs.variances[:, 0],
                              item_runs=pairs.runs, current_variances=pairs.current_variances[:, 0],
                              current_draws=pairs.current_draws) if n >= 2 else None
+    change = replace(change, unpaired=pairs.unpaired, unmeasured=pairs.unmeasured)
     if test is None:
         return replace(change, n=n, paired_share=share)
     side = "decrease" if op is Op.MIN else "increase"
@@ -142,8 +143,12 @@ def _untestable(change: Change, statistic: stats.ItemStatistic | None, metric: s
     if change.n < 2:
         return f"significance needs at least 2 items paired with the baseline, found {change.n}"
     if change.paired_share is not None and change.paired_share < min_paired:
-        return (f"the item set changed: only {change.paired_share:.0%} of the items pair with the baseline "
-                f"snapshot's (baselines.min_paired: {min_paired:.0%}); re-bless the baseline")
+        why = [f"{change.unpaired:,} are not in the snapshot (the item set changed: re-bless the baseline)"
+               if change.unpaired else "",
+               f"{change.unmeasured:,} have no {metric} on one side (unmeasured, or a grader that failed)"
+               if change.unmeasured else ""]
+        return (f"only {change.paired_share:.0%} of the items could be compared with the baseline snapshot "
+                f"(baselines.min_paired: {min_paired:.0%}): " + "; ".join(w for w in why if w))
     return None
 
 
@@ -158,6 +163,8 @@ class Pairs:
     current_variances: np.ndarray  # (n, c): the spread of the current item's repeated samples (NaN: one)
     current_draws: np.ndarray  # (n,): the samples each current item's value is the mean of
     total: int  # the group's items in this run, paired or not
+    unpaired: int = 0  # of them, those the snapshot does not have
+    unmeasured: int = 0  # of them, those in both without a value on one side
 
 
 def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, columns: tuple[str, ...]) -> Pairs:
@@ -168,9 +175,11 @@ def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, colum
 
 def _pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], Any], columns: tuple[str, ...]) -> Pairs:
     current, baseline, variances, runs, spreads, draws = [], [], [], [], [], []
+    unpaired = unmeasured = 0
     for item in current_items:
         then = blessed.get(_identity(item.key))
         if then is None:
+            unpaired += 1
             continue
         now_row = [_nan(item.values.get(c)) for c in columns]
         then_row = [_nan(then.values.get(c)) for c in columns]
@@ -182,13 +191,15 @@ def _pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], A
             runs.append(float(then.runs))
             spreads.append([_nan(item.spread.get(c)) for c in columns])
             draws.append(float(item.draws))
+        else:
+            unmeasured += 1
     width = len(columns)
 
     def rows(values: list[list[float]]) -> np.ndarray:
         return np.asarray(values, dtype=float).reshape(-1, width)
 
     return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), rows(spreads),
-                 np.asarray(draws, dtype=float), len(current_items))
+                 np.asarray(draws, dtype=float), len(current_items), unpaired, unmeasured)
 
 
 def paired_values(result: SuiteResult, snapshot: BaselineSnapshot, key: Key,

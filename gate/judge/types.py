@@ -66,6 +66,8 @@ class Change:
     runs: int = 1  # blessed runs the baseline is the mean of (1: its noise is unknown)
     shared_sd: float | None = None  # run-level noise beyond item noise (None: a one-run snapshot)
     paired_share: float | None = None  # of the current group's items, the share paired with the baseline
+    unpaired: int = 0  # the group's items the snapshot does not have (new, renamed)
+    unmeasured: int = 0  # items in both without a value on one side (unmeasured, a grader that failed)
     p_value: float | None = None
     p_adjusted: float | None = None
     alpha: float | None = None  # the gate's false-alarm budget the adjusted p is compared with

@@ -139,7 +139,7 @@ def test_an_item_set_that_changed_beyond_min_paired_is_inconclusive():
                          i.values) for i in now.items)
     [check] = judge(SuiteResult(**{**now.__dict__, "items": renamed}), base,
                     CheckConfig(max_decrease=0.01, significant=True))
-    assert check.verdict is CheckVerdict.INCONCLUSIVE and "only 40%" in check.reason
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and "only 40%" in check.reason and "3 are not in" in check.reason
 
 
 def test_significance_needs_a_metric_the_items_determine():

@@ -324,7 +324,18 @@ def test_an_item_set_that_changed_beyond_min_paired_is_inconclusive(min_paired, 
                             against(snapshot({"a": 0.9}, then)), F1, min_paired)
     assert check.verdict is expected and check.change.paired_share == pytest.approx(0.7) and check.change.n == 7
     if expected is CheckVerdict.INCONCLUSIVE:
-        assert "the item set changed: only 70% of the items pair" in check.reason and "80%" in check.reason
+        assert "only 70% of the items could be compared" in check.reason and "80%" in check.reason
+        assert "3 are not in the snapshot (the item set changed" in check.reason and check.change.unpaired == 3
+
+
+def test_too_many_unmeasured_items_are_inconclusive_and_say_so():
+    """All 10 items are in the snapshot, but 4 have no value now (a grader that failed): 60 % compared."""
+    now = [item(i, "a", 0.5 if i < 6 else None) for i in range(10)]
+    then = [snap_item(i, "a", 0.9) for i in range(10)]
+    [check] = change_checks(suite({"a": 0.5}, now), "f1", CheckConfig(max_decrease=0.1, significant=True),
+                            against(snapshot({"a": 0.9}, then)), F1, 0.8)
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and check.change.unmeasured == 4 and check.change.unpaired == 0
+    assert "only 60% of the items could be compared" in check.reason and "4 have no f1 on one side" in check.reason
 
 
 def test_an_untested_check_ignores_the_paired_share():
