@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/trust.py                  # every kind, 1000 trials per cell (≈ 4 min on 2 cores)
     .venv/bin/python benchmarks/trust.py --trials 40 --items 40 100 --kinds drift rag
     .venv/bin/python benchmarks/trust.py --recipe bound    # max_decrease at the calibrated MDE instead of 0
+    .venv/bin/python benchmarks/trust.py --runs 1 --samples 3  # one run per side, 3 generations per item
     .venv/bin/python benchmarks/trust.py --json out.json
 
 What it simulates (seeded, `--seed`): per kind a suite of n items whose values have a latent per-item quality
@@ -58,9 +59,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gate.baselines.snapshots import Snapshot, compare  # noqa: E402
 from gate.config import CheckConfig, UnmeasuredPolicy  # noqa: E402
 from gate.judge import Verdict, VerdictSettings, judge_gate, judge_suite  # noqa: E402
-from gate.results import GroupResult, Item, SuiteResult  # noqa: E402
+from gate.results import Item, SuiteResult  # noqa: E402
 from gate.scorers.rag import statistics as rag_statistics  # noqa: E402
 from gate.scorers.rag.generation import BLEU_STATISTICS  # noqa: E402
+from gate.scorers.samples import collapse  # noqa: E402
 from gate.stats import ItemStatistic, change_test, strictest_level, t_quantile  # noqa: E402
 from gate.stats import statistics as st  # noqa: E402
 
@@ -132,27 +134,35 @@ class World:
         self.kind, self.n, self.rng, self.shared_scale = kind, n, rng, shared_scale
         self.latent = {c.name: c.latent(rng, n) for c in kind.columns}
 
-    def run(self, name: str, broken: np.ndarray | None = None) -> SuiteResult:
+    def run(self, name: str, broken: np.ndarray | None = None, samples: int = 1) -> SuiteResult:
+        """One run; with `samples` > 1, that many generations per item (records with a `sample` index), merged
+        by `gate.scorers.samples.collapse` as the gate does."""
+        shared = {c.name: self.rng.normal(0, c.shared * c.noise * self.shared_scale) for c in self.kind.columns}
+        draws = [self._draw(shared, broken) for _ in range(samples)]
+        items = tuple(Item((("id", f"q{i:04d}"), *((("sample", str(s)),) if samples > 1 else ())),
+                           {k: float(v[i]) for k, v in values.items()})
+                      for i in range(self.n) for s, values in enumerate(draws))
+        values = {k: np.mean([d[k] for d in draws], axis=0) for k in draws[0]}
+        names = list(values)
+        rows = np.column_stack([values[name] for name in names])
+        metrics = {m: stat(rows[:, [names.index(col) for col in stat.columns]])
+                   for m, (_, stat) in self.kind.checks.items()}
+        result = SuiteResult(name, self.kind.name, metrics, (), items, ("id", *names), fingerprint={"sim": 1})
+        return collapse(result, {m: stat for m, (_, stat) in self.kind.checks.items()}.get)
+
+    def _draw(self, shared: dict[str, float], broken: np.ndarray | None) -> dict[str, np.ndarray]:
         values = {}
         for c in self.kind.columns:
-            shared = self.rng.normal(0, c.shared * c.noise * self.shared_scale)
             if c.multiplicative:
-                x = self.latent[c.name] * np.exp(self.rng.normal(0, c.noise, self.n) + shared)
+                x = self.latent[c.name] * np.exp(self.rng.normal(0, c.noise, self.n) + shared[c.name])
             else:
-                x = self.latent[c.name] + self.rng.normal(0, c.noise, self.n) + shared
+                x = self.latent[c.name] + self.rng.normal(0, c.noise, self.n) + shared[c.name]
             if broken is not None and broken.any():
                 x = np.where(broken, c.broken(x), x)
             values[c.name] = _clip(c, x)
         if "bleu_precision" in values:  # corpus BLEU's sufficient statistics of answers this precise
             values.update(self._bleu(values.pop("bleu_precision")))
-        items = tuple(Item((("id", f"q{i:04d}"),), {k: float(v[i]) for k, v in values.items()})
-                      for i in range(self.n))
-        names = list(values)
-        rows = np.column_stack([values[name] for name in names])
-        metrics = {m: stat(rows[:, [names.index(col) for col in stat.columns]])
-                   for m, (_, stat) in self.kind.checks.items()}
-        return SuiteResult(name, self.kind.name, metrics, (GroupResult("model", (("model", "m"),), metrics, self.n),),
-                           items, ("id", *names), fingerprint={"sim": 1})
+        return values
 
 
     def _bleu(self, precision: np.ndarray) -> dict[str, np.ndarray]:
@@ -170,11 +180,11 @@ class World:
         return out
 
 
-def snapshot(world: World, runs: int) -> Snapshot:
+def snapshot(world: World, runs: int, samples: int = 1) -> Snapshot:
     snap = None
     for r in range(runs):
-        one = Snapshot.from_result(world.run("s"), gate="trust", created_at=f"2026-11-0{r + 1}T00:00:00Z",
-                                   commit=None, inputs_digest=None, tool_version="bench")
+        one = Snapshot.from_result(world.run("s", samples=samples), gate="trust", commit=None, inputs_digest=None,
+                                   created_at=f"2026-11-0{r + 1}T00:00:00Z", tool_version="bench")
         snap = one if snap is None else snap.add_run(one)
     assert snap is not None
     return snap
@@ -211,7 +221,8 @@ def gate_verdict(kind: Kind, snap: Snapshot, current: SuiteResult, bounds: dict[
     return judge_gate("trust", [suite], settings=settings).verdict
 
 
-def measure(kind: Kind, n: int, trials: int, seed: int, recipe: str, runs: int, shared: float) -> dict:
+def measure(kind: Kind, n: int, trials: int, seed: int, recipe: str, runs: int, shared: float,
+            samples: int = 1) -> dict:
     bounds = calibrated_bounds(kind, n, seed, runs, shared) if recipe == "bound" else {}
     rng = np.random.default_rng(seed)
     out: dict = {"kind": kind.name, "n": n, "trials": trials, "bounds": bounds, "detected": {}}
@@ -220,11 +231,11 @@ def measure(kind: Kind, n: int, trials: int, seed: int, recipe: str, runs: int, 
     counts: dict[float, int] = dict.fromkeys(FRACTIONS, 0)
     for f, _ in cases:
         world = World(kind, n, rng, shared)
-        snap = snapshot(world, runs)
+        snap = snapshot(world, runs, samples)
         broken = np.zeros(n, dtype=bool)
         if f:
             broken[rng.choice(n, size=max(1, round(f * n)), replace=False)] = True
-        verdict = gate_verdict(kind, snap, world.run("s", broken), bounds)
+        verdict = gate_verdict(kind, snap, world.run("s", broken, samples), bounds)
         if f == 0.0:
             fails += verdict is Verdict.FAIL
             inconclusive += verdict is Verdict.INCONCLUSIVE
@@ -256,11 +267,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="blessed runs in the baseline snapshot (K; the recipe: 5)")
     parser.add_argument("--shared", type=float, default=0.0,
                         help="scale of the shared per-run offsets (1: faithfulness moves 0.1 × its noise per run)")
+    parser.add_argument("--samples", type=int, default=1,
+                        help="generations per item in every run (records with a `sample` index); e.g. --runs 1 "
+                             "--samples 3: one blessed run that measures its own noise")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     started = time.perf_counter()
     rows = []
-    print(f"recipe: bless {args.runs} runs; significant change checks at suite scope, max_decrease "
+    print(f"recipe: bless {args.runs} run(s) of {args.samples} sample(s) per item; significant change checks at "
+          "suite scope, max_decrease "
           f"{'0 (any significant drop)' if args.recipe == 'zero' else 'at the calibrated MDE'}; "
           f"alpha {ALPHA}, Holm; {args.trials} trials per cell, seed {args.seed}\n")
     header = ("| kind | items | false alarms | inconclusive | " + " | ".join(f"f={f:g}" for f in FRACTIONS)
@@ -270,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     missed = []
     for name in args.kinds:
         for n in args.items:
-            row = measure(KINDS[name], n, args.trials, args.seed, args.recipe, args.runs, args.shared)
+            row = measure(KINDS[name], n, args.trials, args.seed, args.recipe, args.runs, args.shared, args.samples)
             rows.append(row)
             detected = " | ".join(f"{row['detected'][f]:.0%}" for f in FRACTIONS)
             smallest = f"{row['smallest_f']:g}" if row["smallest_f"] is not None else "> 0.3"
