@@ -180,6 +180,13 @@ class SuiteVerdict:
         verdicts = [c.counts_as(self.policy) for c in self.checks if c.scope == scope and c.key == key]
         return worst(verdicts) if verdicts else None
 
+    def group_shown(self, scope: str, key: Key) -> Verdict | CheckVerdict | None:
+        """What a group's icon shows: its verdict, but `waived` where waivers are all that keep it from failing or
+        warning (a waived group is never shown as passed)."""
+        verdict = self.group_verdict(scope, key)
+        waived = any(c.verdict is CheckVerdict.WAIVED for c in self.checks if c.scope == scope and c.key == key)
+        return CheckVerdict.WAIVED if verdict is Verdict.PASS and waived else verdict
+
     def count(self, verdict: CheckVerdict) -> int:
         return sum(1 for c in self.checks if c.verdict is verdict)
 

@@ -117,7 +117,7 @@ def _tables(suite: SuiteVerdict, scorer) -> list[dict[str, Any]]:
             "title": "per " + " × ".join(fields), "columns": [*fields, "n", *metrics, "verdict"],
             "rows": [[*(dict(g.key).get(f, "") for f in fields), str(g.n),
                       *(number(g.metrics.get(m), _fmt(scorer, m)) for m in metrics),
-                      icon(v) if (v := suite.group_verdict(level, g.key)) else ""] for g in groups]})
+                      icon(v) if (v := suite.group_shown(level, g.key)) else ""] for g in groups]})
     return tables
 
 

@@ -30,6 +30,6 @@ def _generic(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
             "columns": [inert(k) for k, _ in groups[0].key] + names + ["verdict"],
             "rows": [[inert(v, limit=80) for _, v in g.key]
                      + [number(g.metrics.get(m), scorer.metrics[m].fmt) for m in names]
-                     + [icon(suite.group_verdict(level, g.key))] for g in groups],
+                     + [icon(suite.group_shown(level, g.key))] for g in groups],
         })
     return {"tables": tables}

@@ -197,3 +197,14 @@ def test_a_blank_reason_or_owner_or_a_bad_date_is_a_located_error(tmp_path, fiel
         load(tmp_path, text)
     [problem] = caught.value.problems
     assert problem.field == f"waivers.0.{field}" and problem.line == 8
+
+
+def test_a_group_kept_from_failing_only_by_a_waiver_is_shown_waived_not_passed():
+    gate = gate_of(suite(check(CheckVerdict.FAIL), check(CheckVerdict.PASS, key=B),
+                         check(CheckVerdict.PASS, key=A, metric="mrr")), waivers=[waiver()])
+    [shown] = gate.suites
+    assert shown.group_verdict("group", A) is Verdict.PASS  # what the suite's verdict counts
+    assert shown.group_shown("group", A) is CheckVerdict.WAIVED  # what its icon shows: 🔕, never ✅
+    assert shown.group_shown("group", B) is Verdict.PASS
+    assert gate_of(suite(check(CheckVerdict.FAIL), check(CheckVerdict.FAIL, metric="mrr")),
+                   waivers=[waiver()]).suites[0].group_shown("group", A) is Verdict.FAIL  # still failing: shown so

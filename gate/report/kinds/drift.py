@@ -115,7 +115,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
 def _cell(suite: SuiteVerdict, group: GroupResult | None, level: str) -> dict[str, str]:
     if group is None:
         return {"icon": "·", "f1": "n/a", "drift": "n/a"}
-    verdict = suite.group_verdict(level, group.key)
+    verdict = suite.group_shown(level, group.key)
     return {"icon": icon(verdict) if verdict else "",
             "f1": number(group.metrics.get("bertscore_f1")),
             "drift": number(group.metrics.get("credit_drift_mean"), ".2f")}

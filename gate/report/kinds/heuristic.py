@@ -63,7 +63,7 @@ def _cell(suite: SuiteVerdict, group, rank: int | None) -> str:
     if group is None:
         return "—"
     m = group.metrics
-    verdict = suite.group_verdict("group", group.key)
+    verdict = suite.group_shown("group", group.key)
     rank_text = f" &#35;{rank}" if rank else ""  # a bare #1 would link issue 1 on GitHub
     return (f"{icon(verdict) + ' ' if verdict else ''}{number(m.get('final_score_mean'), '.2f')} ± "
             f"{number(m.get('final_score_std'), '.2f')} (n={group.n}){rank_text}")

@@ -33,7 +33,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     for group, which, level in systems:
         name = dict(group.key)["system"]
         summary = details.systems.get((which, name))
-        verdict = suite.group_verdict(level, group.key)
+        verdict = suite.group_shown(level, group.key)
         table.append({
             "system": inert(name, limit=60) + (" (baseline)" if which == "baseline" else ""),
             "icon": icon(verdict) if verdict else "", "grade": (summary.grade if summary else None) or "—",

@@ -61,7 +61,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
 
 def _cell(suite: SuiteVerdict, group, level: str, best: bool) -> dict[str, str]:
     m = group.metrics
-    verdict = suite.group_verdict(level, group.key)
+    verdict = suite.group_shown(level, group.key)
     value = f"{number(m.get('stability_coefficient'))} ± {number(m.get('stability_coefficient_std'))}"
     text = (f"{icon(verdict) + ' ' if verdict else ''}{f'**{value}**' if best else value}"
             f" (n={number(m.get('questions'), '.0f')}){' 🏆' if best else ''}")

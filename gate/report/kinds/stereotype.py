@@ -38,7 +38,7 @@ def _model_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
     m = group.metrics
     return {
         "model": inert(dict(group.key)["model"], limit=60),
-        "icon": icon(suite.group_verdict("group", group.key)),
+        "icon": icon(suite.group_shown("group", group.key)),
         "n": str(group.n),
         "drift": number(m.get("drift_score_mean")),
         "raw": number(m.get("raw_drift_mean"), "+.3f"),
@@ -55,7 +55,7 @@ def _model_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
 
 def _trait_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
     key, m = dict(group.key), group.metrics
-    verdict = suite.group_verdict("trait", group.key)
+    verdict = suite.group_shown("trait", group.key)
     return {
         "model": inert(key["model"], limit=60),
         "trait": inert(key["trait"], limit=60, newline=" "),
