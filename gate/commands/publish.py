@@ -1,18 +1,20 @@
 """`llm-gate publish --report DIR`: post a bundle saved by a run whose token could not write (a fork's pull
 request), from a trusted `workflow_run` workflow. The artifact is untrusted: its commit and pull request are
-checked against the event before `gate.publish.flow.post` sends it (the flow `llm-gate run` uses too).
+checked against the event before `gate.publish.flow.publish` sends it: the flow `llm-gate run` uses, so the
+step outputs and the job summary are the same as a run's that published itself.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from gate import io
 from gate.config import PublishConfig
-from gate.errors import ExitCode, InputError, Problem
+from gate.errors import ExitCode, GateError, InputError, Problem
 from gate.publish.bundle import PublishBundle, target_from_event
-from gate.publish.flow import post
+from gate.publish.flow import publish
 from gate.publish.github.client import GitHubPublisher, publisher_for
 from gate.settings import Settings
 
@@ -39,7 +41,9 @@ def publish_report(report_dir: Path, settings: Settings) -> ExitCode:
                                                     fix="run this in a workflow with GITHUB_TOKEN or pass "
                                                     "github_token")])
     bundle = _trusted(bundle, settings, publisher)
-    outcome = post(bundle, settings, PublishConfig(), publisher)
+    markdown_path = report_dir / "report.md"
+    outcome = publish(bundle, _report_markdown(markdown_path, bundle), markdown_path, settings, PublishConfig(),
+                      publisher)
     return ExitCode.RUNTIME_FAILURE if outcome.failed else ExitCode.PASSED
 
 
@@ -66,11 +70,21 @@ def _trusted(bundle: PublishBundle, settings: Settings, publisher: GitHubPublish
             raise InputError("cannot publish", [Problem(
                 file="publish.json", field="pull_request", expected=f"a pull request whose head is {head_sha}",
                 found=f"#{pull_request}", fix="publish the artifact of the run that triggered this workflow")])
-    return PublishBundle(
-        gate=bundle.gate, verdict=bundle.verdict, conclusion=bundle.conclusion, title=bundle.title,
-        summary=_no_mentions(bundle.summary), comment=_no_mentions(bundle.comment), annotations=bundle.annotations,
-        repository=github.repository, pull_request=pull_request, head_sha=head_sha, run_url=bundle.run_url,
-    )
+    # Only what the event decides is replaced: every other field (the real check counts among them) travels as is
+    return replace(bundle, summary=_no_mentions(bundle.summary), comment=_no_mentions(bundle.comment),
+                   repository=github.repository, pull_request=pull_request, head_sha=head_sha)
+
+
+def _report_markdown(path: Path, bundle: PublishBundle) -> str:
+    """The job summary `llm-gate run` writes: the report's Markdown; the bundle's check-run summary when the
+    artifact has no readable report.md. A link is not followed: the artifact is untrusted, and a report.md
+    pointing at a file of this (trusted) runner would put that file in the job summary."""
+    if path.is_symlink():
+        return bundle.summary
+    try:
+        return _no_mentions(io.read_text(path, "report.md"))
+    except GateError:  # missing, a directory, unreadable or not UTF-8
+        return bundle.summary
 
 
 def _no_mentions(text: str) -> str:

@@ -61,12 +61,17 @@ class Target:
 
 
 def target_from_event(event_name: str | None, event: dict[str, Any] | None, sha: str | None) -> Target:
-    """For pull requests the check run belongs on the PR's head commit, not the merge commit GITHUB_SHA names."""
+    """For pull requests the check run belongs on the PR's head commit, not the merge commit GITHUB_SHA names;
+    for a merge queue (`merge_group`) on the queue's head commit, which the required check is read from."""
     event = event or {}
     pull = event.get("pull_request")
     if isinstance(pull, dict):
         head = pull.get("head") or {}
         return Target(_int(pull.get("number")), head.get("sha") or sha)
+    group = event.get("merge_group")
+    if event_name == "merge_group" and isinstance(group, dict):
+        # A merge queue's candidate commit: it may hold several pull requests, so it names none (no comment)
+        return Target(None, group.get("head_sha") or sha)
     if event_name == "workflow_run":
         run = event.get("workflow_run") or {}
         pulls = run.get("pull_requests") or []

@@ -8,17 +8,18 @@ request) against the trusted event and posts it through `post`.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import gate.publish.actions as actions
 from gate.config import PublishConfig
 from gate.publish.bundle import PublishBundle
 from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
-from gate.report.annotations import Level
+from gate.report.annotations import MAX_ANNOTATIONS, Level
 from gate.settings import Settings
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub's job summary takes up to 1 MiB per step
-MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations of a step
+MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 annotations of each level (error, warning, notice) of a step
 
 
 def publish(bundle: PublishBundle, markdown: str, report_path: Path, settings: Settings,
@@ -49,6 +50,44 @@ def _count(bundle: PublishBundle, level: Level) -> int:
     return real if real is not None else sum(1 for a in bundle.annotations if a.level is level)
 
 
+@dataclass(frozen=True)
+class WorkflowAnnotation:
+    kind: str  # the workflow command: error | warning | notice
+    message: str
+    file: str | None = None
+    line: int | None = None
+    title: str | None = None
+
+
+_KINDS = {Level.FAILURE: ("error", "failed check"), Level.WARNING: ("warning", "warned check"),
+          Level.NOTICE: ("notice", "inconclusive check")}
+
+
+def workflow_annotations(bundle: PublishBundle) -> list[WorkflowAnnotation]:
+    """The annotations as workflow commands, for a run without a check run (a commit status stands in for it).
+
+    GitHub shows at most MAX_WORKFLOW_ANNOTATIONS of each level for a step and drops the rest without a word, so
+    a level with more shows one fewer and says, at that level, exactly how many more checks it does not annotate:
+    the run's real count where the bundle has it, since the bundle's annotations stop at MAX_ANNOTATIONS."""
+    capped = len(bundle.annotations) >= MAX_ANNOTATIONS  # a level may have lost annotations, or all of them
+    found: list[WorkflowAnnotation] = []
+    for level, (kind, noun) in _KINDS.items():
+        annotations = [a for a in bundle.annotations if a.level is level]
+        real = {Level.FAILURE: bundle.failed_checks, Level.WARNING: bundle.warned_checks}.get(level)
+        total = max(len(annotations), real or 0)
+        shown = annotations if len(annotations) <= MAX_WORKFLOW_ANNOTATIONS else \
+            annotations[:MAX_WORKFLOW_ANNOTATIONS - 1]
+        found += [WorkflowAnnotation(kind, a.message, a.path, a.line, a.title) for a in shown]
+        if len(shown) < len(annotations) or (capped and total > len(annotations)):
+            count = total - len(shown)
+            left = f"{count}{' more' if shown else ''} {noun}{'s' if count != 1 else ''}"
+            found.append(WorkflowAnnotation(
+                kind, f"{left} {'are' if count != 1 else 'is'} not annotated here (GitHub shows "
+                      f"{MAX_WORKFLOW_ANNOTATIONS} of each level for a step): see the job summary or report.md",
+                title=f"llm-quality-gate: {left}"))
+    return found
+
+
 def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
          publisher: GitHubPublisher | None = None) -> PublishOutcome:
     """Comment and check run through the API; without a token or repository there is nothing to post to."""
@@ -64,10 +103,8 @@ def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
         outcome = publisher.publish(bundle, comment, check_run)
     if github.in_actions and not outcome.check_run_url:
         # Without a check run, workflow commands still pin failures to their lines in the PR's diff.
-        for annotation in list(bundle.annotations)[:MAX_WORKFLOW_ANNOTATIONS]:
-            kind = "error" if annotation.level is Level.FAILURE else "warning"
-            actions.issue(kind, annotation.message, file=annotation.path, line=annotation.line,
-                          title=annotation.title)
+        for command in workflow_annotations(bundle):
+            actions.issue(command.kind, command.message, file=command.file, line=command.line, title=command.title)
     for note in outcome.notes:
         if github.in_actions:
             actions.issue("warning", note, title="llm-quality-gate: publishing")

@@ -25,6 +25,10 @@ from gate.settings import FailOn
     ("workflow_run", {"workflow_run": {"head_sha": "h4", "pull_requests": []}}, Target(None, "h4")),
     ("issue_comment", {"issue": {"number": 5, "pull_request": {}}}, Target(5, "merge")),
     ("pull_request", None, Target(None, "merge")),
+    # A merge queue: the queue's head commit, no pull request (a group may hold several)
+    ("merge_group", {"merge_group": {"head_sha": "mq", "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-ab",
+                                     "base_sha": "base"}}, Target(None, "mq")),
+    ("merge_group", {"merge_group": {}}, Target(None, "merge")),
 ])
 def test_target_from_event(name, event, expected):
     assert target_from_event(name, event, "merge") == expected
