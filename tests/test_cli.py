@@ -235,3 +235,35 @@ def test_usage_errors_exit_2(monkeypatch, capsys):
     assert run_cli(monkeypatch, "run", "--fail-on", "bogus") == 2
     assert "'bogus' is not one of 'fail', 'warn'" in capsys.readouterr().err
     assert run_cli(monkeypatch, "run", "--no-such-option") == 2
+
+
+def test_a_workspace_this_uid_may_not_write_is_a_runtime_failure_with_the_fix(example, monkeypatch, capsys):
+    """A self-hosted runner's workspace can belong to another uid than the container's: the gate says which
+    path, as which uid, and how to fix it; never "internal error" (exit 3)."""
+    import os
+
+    import gate.io
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(example / "gate-report"))
+
+    monkeypatch.setattr(gate.io, "check_report_directory", refuse)
+    assert run_cli(monkeypatch, "run", "-c", str(example / "gate.yml"), "--no-publish") == 3
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "Traceback" not in err
+    assert f"permission denied {example / 'gate-report'} as uid {os.getuid()}" in err
+    assert "Fix: run the gate as the user that owns the workspace" in err and "--user" in err
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "chown") or __import__("os").geteuid() != 0,
+                    reason="giving a file to another uid needs root")
+def test_a_permission_failure_names_the_owner_of_the_path(tmp_path):
+    import os
+
+    from gate.cli.dispatch import permission_failure
+
+    owned = tmp_path / "workspace"
+    owned.mkdir()
+    os.chown(owned, 1234, 1234)
+    failure = permission_failure(PermissionError(13, "Permission denied", str(owned / "gate-report" / "x.json")))
+    assert f"as uid {os.getuid()}" in failure.message and "which belongs to uid 1234" in failure.message

@@ -14,7 +14,7 @@ import sys
 import typer
 
 from gate.cli.app import app
-from gate.errors import ExitCode, GateError
+from gate.errors import ExitCode, GateError, RuntimeFailure
 from gate.publish import actions
 
 
@@ -46,6 +46,9 @@ def _dispatch(debug: bool) -> int:
         return _unless_interrupted(int(exc.exit_code))
     except (typer.Abort, KeyboardInterrupt):
         return _unless_interrupted(130, always=True)
+    except PermissionError as exc:  # a workspace the process's uid may not write (a runner's other user)
+        _print_error(permission_failure(exc))
+        return int(ExitCode.RUNTIME_FAILURE)
     except typer.TyperException as exc:  # usage errors: unknown option, bad value
         show = getattr(exc, "show", None)
         if show is None:
@@ -60,6 +63,37 @@ def _dispatch(debug: bool) -> int:
         sys.stderr.write(f"llm-gate: internal error: {type(exc).__name__}: {exc}\n"
                          "Set LLM_GATE_DEBUG=1 for the traceback and please report it.\n")
         return int(ExitCode.RUNTIME_FAILURE)
+
+
+def permission_failure(exc: PermissionError) -> RuntimeFailure:
+    """What a PermissionError means for a user: which path, as which uid, owned by whom, and how to fix it —
+    never "internal error". A self-hosted runner's workspace may belong to another uid than the container's."""
+    path = exc.filename
+    uid, gid = (os.getuid(), os.getgid()) if hasattr(os, "getuid") else (None, None)
+    owner = _owner(path)
+    who = f" as uid {uid} (gid {gid})" if uid is not None else ""
+    whose = f", which belongs to uid {owner}" if owner is not None and owner != uid else ""
+    where = f" {path}" if path else ""
+    return RuntimeFailure(
+        f"permission denied{where}{who}{whose}: {exc.strerror or exc}",
+        fix="run the gate as the user that owns the workspace (docker run --user \"$(id -u):$(id -g)\"; on a "
+            "self-hosted runner, the runner's user), or give this uid write access there, or point "
+            "report.output_dir and runtime.cache_dir at a directory it may write")
+
+
+def _owner(path: object) -> int | None:
+    """The uid that owns `path`, or its nearest existing parent."""
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    candidate = os.path.abspath(os.fspath(path))
+    while True:
+        try:
+            return os.stat(candidate).st_uid
+        except OSError:
+            parent = os.path.dirname(candidate)
+            if parent == candidate:
+                return None
+            candidate = parent
 
 
 def _unless_interrupted(code: int, always: bool = False) -> int:
