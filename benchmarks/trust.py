@@ -44,6 +44,7 @@ is barely measurable, and the false-alarm rate of a metric that has it rises to 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import math
 import sys
@@ -214,7 +215,7 @@ def gate_verdict(kind: Kind, snap: Snapshot, current: SuiteResult, bounds: dict[
     for metric, (side, _) in kind.checks.items():
         checks[metric] = CheckConfig(**{side: bounds.get(metric, 0.0)}, significant=True, scope="suite")
     comparison = compare(snap, current, path="baselines/metrics/s.json", inputs_digest=None,
-                         now=__import__("datetime").datetime(2026, 11, 24), max_age_days=None)
+                         now=dt.datetime(2026, 11, 24), max_age_days=None)
     stats_of = {m: s for m, (_, s) in kind.checks.items()}
     settings = VerdictSettings(alpha=ALPHA)
     suite = judge_suite(current, checks, UnmeasuredPolicy.WARN, comparison, stats_of.get, settings)

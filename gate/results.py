@@ -9,10 +9,10 @@ the kind's scorer — so a checker sees every field the view reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from gate.io import SourceRef
 
@@ -22,6 +22,41 @@ DetailsT = TypeVar("DetailsT")  # e.g. (("exercise", "14676"), ("model", "gpt-4o
 
 def key_dict(key: Key) -> dict[str, str]:
     return dict(key)
+
+
+class Keyed(Protocol):
+    @property
+    def key(self) -> Key: ...
+
+
+KeyedT = TypeVar("KeyedT", bound=Keyed)
+
+
+class GroupIndex(Generic[KeyedT]):
+    """A group's members: the items (or snapshot items) whose key has the group key's values. Indexed once per
+    set of key fields, so looking up every group's items is linear, not quadratic, at 10,000 items. Keys compare
+    as text (a value read back from JSON or a spreadsheet may be a number)."""
+
+    def __init__(self, items: Iterable[KeyedT]):
+        self._items = tuple(items)
+        self._index: dict[tuple[str, ...], dict[Key, list[KeyedT]]] = {}
+
+    def of(self, key: Key) -> list[KeyedT]:
+        wanted = identity(key)
+        fields = tuple(k for k, _ in wanted)
+        if fields not in self._index:
+            index: dict[Key, list[KeyedT]] = {}
+            for item in self._items:
+                values = dict(identity(item.key))
+                if all(f in values for f in fields):
+                    index.setdefault(tuple((f, values[f]) for f in fields), []).append(item)
+            self._index[fields] = index
+        return self._index[fields].get(wanted, [])
+
+
+def identity(key: Key) -> Key:
+    """A key as text pairs: how items of two runs are matched."""
+    return tuple((str(k), str(v)) for k, v in key)
 
 
 def key_label(key: Key) -> str:
@@ -116,6 +151,11 @@ class SuiteResult:
     def settings_json(self) -> dict[str, Any]:
         """How the suite was measured, as report.json writes it ({} for a result without details)."""
         return _plain(asdict(self.details.settings)) if self.details is not None else {}
+
+    def value_names(self) -> tuple[str, ...]:
+        """Every value name the items carry, in first-seen order: what an item statistic may be computed from
+        (beyond `item_columns`, e.g. RAG's BLEU sufficient statistics)."""
+        return tuple(dict.fromkeys(name for item in self.items for name in item.values))
 
     def groups_at(self, level: str) -> tuple[GroupResult, ...]:
         return tuple(g for g in self.groups if g.level == level)

@@ -200,7 +200,7 @@ def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: st
     for result in results:
         suite = config.suites[result.name]
         scorer = get_scorer(suite.kind)
-        columns = tuple(dict.fromkeys(c for item in result.items for c in item.values))
+        columns = result.value_names()
         verdicts.append(judge_suite(result, scorer.checks_for(suite), suite.unmeasured,
                                     (comparisons or {}).get(result.name),
                                     partial(scorer.statistic, suite, columns=columns), settings))

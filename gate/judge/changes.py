@@ -25,7 +25,7 @@ from gate import stats
 from gate.config import CheckConfig
 from gate.judge.thresholds import check_targets, judge_value
 from gate.judge.types import BaselineComparison, BaselineSnapshot, Change, CheckResult, CheckVerdict, Op
-from gate.results import Key, SuiteResult, key_label
+from gate.results import GroupIndex, Key, SuiteResult, identity, key_label
 
 StatisticOf = Callable[[str], "stats.ItemStatistic | None"]  # metric -> itself as a function of item values
 
@@ -53,36 +53,15 @@ def change_checks(result: SuiteResult, metric: str, check: CheckConfig, comparis
 
 
 class Members:
-    """The items of each group, current and blessed, indexed once per check (a group's items are those whose
-    identity has the group key's values; looking them up per group would be quadratic at 10,000 items)."""
+    """The items of each group, current and blessed (each indexed once: `gate.results.GroupIndex`)."""
 
     def __init__(self, result: SuiteResult, snapshot: BaselineSnapshot | None):
-        self._result, self._snapshot = result, snapshot
-        self._index: dict[tuple[str, ...], tuple[dict, dict]] = {}
+        self._now = GroupIndex(result.items)
+        self._then = GroupIndex(snapshot.items if snapshot is not None else ())
 
-    def of(self, key: Key) -> tuple[list[Any], dict[tuple[tuple[str, str], ...], Any]]:
+    def of(self, key: Key) -> tuple[list[Any], dict[Key, Any]]:
         """(the group's current items, its blessed items by identity)."""
-        wanted = _identity(key)
-        fields = tuple(k for k, _ in wanted)
-        if fields not in self._index:
-            now: dict = {}
-            for item in self._result.items:
-                if (projection := _project(item.key, fields)) is not None:
-                    now.setdefault(projection, []).append(item)
-            then: dict = {}
-            for blessed in (self._snapshot.items if self._snapshot is not None else ()):
-                if (projection := _project(blessed.key, fields)) is not None:
-                    then.setdefault(projection, {})[_identity(blessed.key)] = blessed
-            self._index[fields] = (now, then)
-        now, then = self._index[fields]
-        return now.get(wanted, []), then.get(wanted, {})
-
-
-def _project(key: Key, fields: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
-    identity = dict(_identity(key))
-    if not all(f in identity for f in fields):
-        return None
-    return tuple((f, identity[f]) for f in fields)
+        return self._now.of(key), {identity(blessed.key): blessed for blessed in self._then.of(key)}
 
 
 def _judge_change(result: SuiteResult, metric: str, check: CheckConfig, key: Key, value: float | None,
@@ -177,7 +156,7 @@ def _pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], A
     current, baseline, variances, runs, spreads, draws = [], [], [], [], [], []
     unpaired = unmeasured = 0
     for item in current_items:
-        then = blessed.get(_identity(item.key))
+        then = blessed.get(identity(item.key))
         if then is None:
             unpaired += 1
             continue
@@ -207,10 +186,6 @@ def paired_values(result: SuiteResult, snapshot: BaselineSnapshot, key: Key,
     """(current, baseline) values of `column` for the items of group `key` present in both runs."""
     pairs = paired_rows(result, snapshot, key, (column,))
     return [float(x) for x in pairs.current[:, 0]], [float(x) for x in pairs.baseline[:, 0]]
-
-
-def _identity(key: Key) -> tuple[tuple[str, str], ...]:
-    return tuple((str(k), str(v)) for k, v in key)
 
 
 def _nan(value: Any) -> float:

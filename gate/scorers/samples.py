@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from gate.results import Item, Key, SuiteResult
+from gate.results import GroupIndex, Item, Key, SuiteResult
 from gate.stats import ItemStatistic
 
 SAMPLE = "sample"
@@ -37,7 +37,7 @@ def collapse(result: SuiteResult, statistic: Callable[[str], ItemStatistic | Non
     for item in result.items:
         by_prompt.setdefault(tuple((k, v) for k, v in item.key if k != SAMPLE), []).append(item)
     items = tuple(_merged(key, draws) for key, draws in by_prompt.items())
-    members = _Members(items)
+    members = GroupIndex(items)
     groups = tuple(replace(g, metrics=_recomputed(g.metrics, members.of(g.key), statistic), n=len(members.of(g.key)))
                    for g in result.groups)
     columns = tuple(c for c in result.item_columns if c != SAMPLE) + ("draws",)
@@ -67,25 +67,6 @@ def _merged(key: Key, draws: Sequence[Item]) -> Item:
 
 def _number(value: Any) -> bool:
     return isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value))
-
-
-class _Members:
-    """A group's items: those whose key has the group key's values, indexed once per set of key fields."""
-
-    def __init__(self, items: Sequence[Item]):
-        self._items = items
-        self._index: dict[tuple[str, ...], dict[Key, list[Item]]] = {}
-
-    def of(self, key: Key) -> list[Item]:
-        fields = tuple(k for k, _ in key)
-        if fields not in self._index:
-            index: dict[Key, list[Item]] = {}
-            for item in self._items:
-                values = dict(item.key)
-                if all(f in values for f in fields):
-                    index.setdefault(tuple((f, values[f]) for f in fields), []).append(item)
-            self._index[fields] = index
-        return self._index[fields].get(tuple(key), [])
 
 
 def _recomputed(metrics: Mapping[str, float | None], items: Sequence[Item],

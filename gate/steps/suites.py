@@ -88,7 +88,7 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
         interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
         scorer = get_scorer(s.config.kind)
         result = scorer.score(s.name, s.config, s.data, context)
-        columns = tuple(dict.fromkeys(c for item in result.items for c in item.values))
+        columns = result.value_names()
         # repeated samples of a prompt become one item: its mean, and the spread between samples as its noise
         results.append(samples.collapse(result, partial(scorer.statistic, s.config, columns=columns)))
     return results
