@@ -1,8 +1,8 @@
 """Baselines: what a run is compared with (DESIGN.md §2).
 
 A suite's run is judged against more than thresholds: its drift baseline feedback (`feedback`, the seed's
-"regenerate baseline"), the metric snapshot of a blessed run (`snapshots`, pure, and `comparison`, the files
-and their comparability), the default branch's history of runs (`history`, the JSONL file; `flow`, reading
+"regenerate baseline"), the metric snapshot of blessed runs (`snapshots`, pure, and `comparison`, the files
+and their comparability; `fingerprints` says how two measurements differ), the default branch's history of runs (`history`, the JSONL file; `flow`, reading
 and recording it around a run, on disk and on a history branch) with the trends drawn from it (`trends`), and
 thresholds calibrated from the noise of repeated runs (`calibration`). Everything but `comparison` and `flow`
 is pure. Something new a run is compared with gets a module here that turns files into typed values; the
@@ -20,6 +20,7 @@ from gate.baselines.comparison import (
     write_snapshot,
 )
 from gate.baselines.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
+from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.flow import HistoryRead, HistoryRemote, changed_files, read_history, record, should_record
 from gate.baselines.history import ALREADY, Entry, mermaid_trend, sparkline
 from gate.baselines.snapshots import (
@@ -29,7 +30,6 @@ from gate.baselines.snapshots import (
     SnapshotItem,
     age_in_days,
     compare,
-    fingerprint_differences,
 )
 from gate.baselines.trends import MetricTrend, SuiteTrend, key_metrics, suite_trends
 

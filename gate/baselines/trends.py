@@ -11,8 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.history import Entry
-from gate.baselines.snapshots import fingerprint_differences
 from gate.judge import GateVerdict
 from gate.results import SuiteResult
 

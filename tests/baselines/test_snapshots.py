@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.snapshots import (
     SCHEMA,
     Snapshot,
@@ -16,7 +17,6 @@ from gate.baselines.snapshots import (
     SnapshotItem,
     age_in_days,
     compare,
-    fingerprint_differences,
 )
 from gate.results import GroupResult, Item, SuiteResult
 
