@@ -2,11 +2,12 @@
 
 A suite's run is judged against more than thresholds: its drift baseline feedback (`feedback`, the seed's
 "regenerate baseline"), the metric snapshot of blessed runs (`snapshots`, pure, and `comparison`, the files
-and their comparability; `fingerprints` says how two measurements differ), the default branch's history of runs (`history`, the JSONL file; `flow`, reading
-and recording it around a run, on disk and on a history branch) with the trends drawn from it (`trends`), and
-thresholds calibrated from the noise of repeated runs (`calibration`). Everything but `comparison` and `flow`
-is pure. Something new a run is compared with gets a module here that turns files into typed values; the
-judge (`gate.judge`) only ever receives those values, and the commands in `gate.commands` write them.
+and their comparability; `fingerprints` says how two measurements differ), the default branch's history of
+runs (`history`, the JSONL file; `flow`, reading and recording it around a run, on disk and on a history
+branch) with the trends drawn from it (`trends`), and thresholds calibrated from the noise of repeated runs
+(`calibration`). Everything but `comparison` and `flow` is pure. Something new a run is compared with gets a
+module here that turns files into typed values; the judge (`gate.judge`) only ever receives those values, and
+the commands in `gate.commands` write them.
 """
 
 from gate.baselines.calibration import Calibration, Proposal, Skipped, calibrate, propose, snippet

@@ -1,7 +1,8 @@
 """gate.yml as frozen pydantic models, loaded with every problem located (DESIGN.md §2, §6).
 
 `gate` holds `GateConfig` and its report, publish, baselines and history sections; `base` the shared pieces
-(strict models, models and runtime settings, checks, the suite base); `suites` and `rag` one model per suite
+(strict models, checks, the suite base); `runtime` the models and runtime settings; `verdicts` alpha, its
+correction, the inconclusive policy and waivers; `suites` and `rag` one model per suite
 kind. `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors become located `Problem`s through
 `located`, which rubric files use too; `paths` confines the paths it names to the workspace); import
 `load_config` from `gate.config.loader` itself; it checks the metric names of `checks:` against the catalogue
@@ -12,18 +13,7 @@ the `SuiteConfig` union in `gate` (`SUITE_CONFIGS` is read from it); a new top-l
 into `gate`. Models are imported from here.
 """
 
-from gate.config.base import (
-    BertScoreModelConfig,
-    CheckConfig,
-    Device,
-    Globs,
-    ModelsConfig,
-    Precision,
-    RuntimeConfig,
-    StrictModel,
-    SuiteBase,
-    UnmeasuredPolicy,
-)
+from gate.config.base import CheckConfig, Globs, StrictModel, SuiteBase, UnmeasuredPolicy
 from gate.config.gate import (
     SUITE_CONFIGS,
     WORKSPACE_RULE,
@@ -40,6 +30,7 @@ from gate.config.gate import (
 )
 from gate.config.grader_access import GraderAccess
 from gate.config.rag import GraderConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
+from gate.config.runtime import BertScoreModelConfig, Device, ModelsConfig, Precision, RuntimeConfig
 from gate.config.suites import (
     AnswerProbability,
     CreditDriftMode,

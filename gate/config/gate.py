@@ -13,8 +13,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from gate.config.base import BertScoreModelConfig, ModelsConfig, RuntimeConfig, StrictModel, SuiteBase
+from gate.config.base import StrictModel, SuiteBase
 from gate.config.rag import RagSuiteConfig
+from gate.config.runtime import BertScoreModelConfig, ModelsConfig, RuntimeConfig
 from gate.config.suites import (
     DriftSuiteConfig,
     HeuristicSuiteConfig,

@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from gate.config.base import BertScoreModelConfig, Globs, StrictModel, SuiteBase
+from gate.config.base import Globs, StrictModel, SuiteBase
+from gate.config.runtime import BertScoreModelConfig
 
 
 class CreditDriftMode(str, Enum):
