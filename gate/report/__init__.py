@@ -33,12 +33,31 @@ class WrittenReport:
 
 def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
                     descriptions: Mapping[str, str | None] | None = None, *, detail: int = sizing.FULL_DETAIL,
-                    cut_note: str | None = None, footer: bool = True, rows: int | None = None) -> str:
+                    cut_note: str | None = None, footer: bool = True, rows: int | None = None,
+                    groups: int | None = None, models: int | None = None) -> str:
     """`rows` cuts the gate-level "checks not passed" table of a shortened report (`detail` ≤ 1) to its first
-    rows by severity (None: all; `sizing.fit` chooses it)."""
+    rows by severity, `groups` each suite's per-group tables (`detail` 1), `models` its per-model table
+    (`detail` 0), failing first (None: all; `fit_markdown` chooses them)."""
     view = context.build(verdict, run, config.worst_items, descriptions, detail=detail, cut_note=cut_note,
-                         footer=footer, rows=rows)
+                         footer=footer, rows=rows, groups=groups, models=models)
     return markdown.render(view, override_dir=config.templates_dir)
+
+
+def fit_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
+                 descriptions: Mapping[str, str | None] | None, limit: int, full_report: str) -> sizing.Fitted:
+    """The report fitted to `limit` characters (a comment or a check-run summary, footer left to the caller).
+    Each level's view is built once; the bisection over the rows each table keeps only re-renders it."""
+    built: dict[int, dict] = {}
+
+    def view(detail: int) -> dict:
+        if detail not in built:
+            built[detail] = context.whole(verdict, run, config.worst_items, descriptions, detail=detail, footer=False)
+        return built[detail]
+
+    def render(cut: sizing.Cut, note: str | None) -> str:
+        return markdown.render(context.cut(view(cut.detail), cut, note), override_dir=config.templates_dir)
+
+    return sizing.fit(render, limit, full_report, lambda: context.sizes(view(1), view(0)))
 
 
 def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, output_dir: Path,

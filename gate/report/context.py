@@ -5,6 +5,8 @@ false-alarm budget (`significance`), its notes (waivers that matched nothing or 
 inconclusive gate counts as, and — when the report is shortened (`detail` ≤ 1) — one gate-level table of
 every check that failed, was inconclusive, unmeasured or waived, so a shortened comment never hides why
 (cut to its first `rows` by severity only when even that does not fit, with a line naming what was cut).
+At `detail` 0 each suite keeps its per-model verdicts (`gate.report.per_model`). `whole` builds the view of
+one level once; `cut` keeps the rows `sizing.fit` chose of each table (checks, group rows, model rows).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gate.report.over_time as over_time
+import gate.report.per_model as per_model
 import gate.report.views as views
 from gate import __version__
 from gate.baselines.trends import SuiteTrend
@@ -21,6 +24,7 @@ from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, icon, number, threshold
+from gate.report.sizing import Cut, Sizes
 from gate.results import key_label
 from gate.scorers import get_scorer
 
@@ -45,8 +49,36 @@ class RunInfo:
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
           descriptions: Mapping[str, str | None] | None = None, *, detail: int = 3,
-          cut_note: str | None = None, footer: bool = True, rows: int | None = None) -> dict[str, Any]:
-    """The view of the whole report; `rows` caps the gate-level "checks not passed" table (None: all)."""
+          cut_note: str | None = None, footer: bool = True, rows: int | None = None, groups: int | None = None,
+          models: int | None = None) -> dict[str, Any]:
+    """The view of the whole report; `rows` caps the gate-level "checks not passed" table, `groups` each suite's
+    per-group tables, `models` its per-model table (None: all; `sizing.fit` chooses them)."""
+    return cut(whole(verdict, run, worst_items, descriptions, detail=detail, footer=footer),
+               Cut(detail, groups=groups, models=models, rows=rows), cut_note)
+
+
+def cut(view: dict[str, Any], chosen: Cut, cut_note: str | None) -> dict[str, Any]:
+    """`whole`'s view with its tables cut as `chosen` says, each with the line naming what it left out: cheap,
+    so that bisection over the rows kept renders, but never rebuilds, the view."""
+    found = view["not_passed_all"]
+    shown = found if chosen.rows is None else found[:chosen.rows]
+    return {**view, "cut_note": cut_note, "not_passed": [line for line, _ in shown],
+            "not_passed_cut": cut_line([check for _, check in found[len(shown):]]),
+            "suites": [{**s, "view": views.cut_groups(s["view"], chosen.groups),
+                        "per_model": per_model.cut(s["per_model"], chosen.models)} for s in view["suites"]]}
+
+
+def sizes(shortened: dict[str, Any], summary: dict[str, Any]) -> Sizes:
+    """The most rows each cuttable table has: group rows in the level-1 view, model rows in the level-0 one."""
+    return Sizes(groups=max((views.group_rows(s["view"]) for s in shortened["suites"]), default=0),
+                 models=max((len(s["per_model"]["rows"]) for s in summary["suites"] if s["per_model"]), default=0),
+                 not_passed=len(summary["not_passed_all"]))
+
+
+def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
+          descriptions: Mapping[str, str | None] | None = None, *, detail: int = 3,
+          footer: bool = True) -> dict[str, Any]:
+    """The view of the whole report at one level of detail, no table cut."""
     descriptions = descriptions or {}
     suites = [_suite(s, worst_items, descriptions.get(s.result.name), run, detail, verdict)
               for s in verdict.suites]
@@ -54,7 +86,6 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
     counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
     checks = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     shown = [v for v in CheckVerdict if v in _ALWAYS_COUNTED or checks[v.value]]
-    not_passed, cut = not_passed_table(verdict, rows) if detail <= 1 else ([], None)
     return {
         "name": inert(verdict.name, limit=100),
         "verdict": verdict.verdict.value,
@@ -69,7 +100,7 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "commit_short": run.commit[:7] if run.commit else None,
         "dashboard": run.dashboard,
         "detail": detail,
-        "cut_note": cut_note,
+        "cut_note": None,
         "footer": footer,
         "changed_baselines": [inert(f, limit=200) for f in changed],
         "history_notes": [inert(n, limit=300) for n in run.history_notes],
@@ -78,8 +109,9 @@ def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "significance": significance_line(verdict),
         "counts_as": counts_as_line(verdict, checks[CheckVerdict.INCONCLUSIVE.value]),
         "notes": [inert(n, limit=500) for n in verdict.notes],
-        "not_passed": not_passed,
-        "not_passed_cut": cut,
+        "not_passed_all": not_passed_lines(verdict) if detail <= 1 else [],
+        "not_passed": [],
+        "not_passed_cut": None,
         "warned_checks": checks[CheckVerdict.WARN.value],
     }
 
@@ -138,15 +170,10 @@ def not_passed_checks(verdict: GateVerdict) -> list[tuple[SuiteVerdict, CheckRes
     return found
 
 
-def not_passed_table(verdict: GateVerdict, rows: int | None) -> tuple[list[dict[str, str]], str | None]:
-    """The gate-level table's rows (the first `rows` by severity) and the line naming what was cut."""
-    found = not_passed_checks(verdict)
-    shown, cut = (found, []) if rows is None else (found[:rows], found[rows:])
-    lines = []
-    for suite, check in shown:
-        scorer = get_scorer(suite.result.kind)
-        lines.append({**_check_line(check, scorer.metrics, verdict), "suite": inert(suite.result.name, limit=100)})
-    return lines, cut_line([c for _, c in cut])
+def not_passed_lines(verdict: GateVerdict) -> list[tuple[dict[str, str], CheckResult]]:
+    """The gate-level table's rows, most severe first, each with its check (what a cut line counts)."""
+    return [({**_check_line(check, get_scorer(suite.result.kind).metrics, verdict),
+              "suite": inert(suite.result.name, limit=100)}, check) for suite, check in not_passed_checks(verdict)]
 
 
 def cut_line(cut: list[CheckResult]) -> str | None:
@@ -193,13 +220,14 @@ def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: 
         "counts": {v.value: suite.count(v) for v in CheckVerdict},
         "total_checks": len(suite.checks),
         "problems": [_check_line(c, scorer.metrics, gate) for c in problems] if detail >= 2 else [],
+        "per_model": per_model.table(suite) if detail == 0 else None,  # the kind's own view has them above
         "suite_metrics": [
             {"metric": name, "value": number(value, scorer.metrics[name].fmt)}
             for name, value in result.metrics.items() if name in scorer.metrics
         ],
         "notes": [inert(n, limit=500) for n in result.notes],
         "fingerprint": {k: inert(v, limit=200) for k, v in result.fingerprint.items() if k != "libraries"},
-        "view": views.build(suite, worst_items) if detail >= 2 else {},  # the kind's tables: shown from level 2
+        "view": views.build(suite, worst_items) if detail >= 1 else {},  # the kind's tables: shown from level 1
         "baseline": over_time.baseline_view(suite, run.stale_outputs.get(result.name),
                                             lambda c: _check_line(c, scorer.metrics, gate)),
         "trend": over_time.trend_view(run.trends.get(result.name), scorer.metrics, charts=detail >= 3),

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.judge import SuiteVerdict
+import gate.report.per_model as per_model
+from gate.judge import SuiteVerdict, Verdict
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
 from gate.report.kinds import VIEWS
@@ -31,5 +32,41 @@ def _generic(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
             "rows": [[inert(v, limit=80) for _, v in g.key]
                      + [number(g.metrics.get(m), scorer.metrics[m].fmt) for m in names]
                      + [icon(suite.group_shown(level, g.key))] for g in groups],
+            "ranks": [per_model.rank(suite.group_verdict(level, g.key)) for g in groups] if level == "group" else None,
+            "more": None,
         })
     return {"tables": tables}
+
+
+def group_rows(view: dict[str, Any]) -> int:
+    """The most rows one of the view's per-group tables has: what `cut_groups` may cut."""
+    sizes = [len(view["rows"])] if view.get("group_rows") else []
+    sizes += [len(t["rows"]) for t in view.get("tables", ()) if t.get("ranks") is not None]
+    return max(sizes, default=0)
+
+
+def cut_groups(view: dict[str, Any], keep: int | None) -> dict[str, Any]:
+    """The view with each per-group table cut to its `keep` worst rows, failing groups first (None: all), and a
+    line under it naming exactly what was cut. A kind's view marks its table of groups with `group_rows` (the
+    rows' noun; each row has a `rank`), the generic view with `ranks`; tables whose rows are the models stay."""
+    if keep is None:
+        return view
+    view = dict(view)
+    if view.get("group_rows"):
+        view["rows"], view["rows_more"] = _cut(view["rows"], [r["rank"] for r in view["rows"]], keep,
+                                               view["group_rows"])
+    if "tables" in view:
+        view["tables"] = [t if t.get("ranks") is None else
+                          {**t, **dict(zip(("rows", "more"), _cut(t["rows"], t["ranks"], keep, "groups"),
+                                           strict=True))} for t in view["tables"]]
+    return view
+
+
+def _cut(rows: list, ranks: list[int], keep: int, noun: str) -> tuple[list, str | None]:
+    if keep >= len(rows):
+        return rows, None
+    order = sorted(range(len(rows)), key=lambda i: -ranks[i])  # stable: failing first, otherwise as they were
+    left = [ranks[i] for i in order[keep:]]
+    failing = sum(1 for r in left if r == per_model.rank(Verdict.FAIL))
+    failed = f"{failing:,} failing" if failing else "none failing"
+    return [rows[i] for i in order[:keep]], f"… and {len(left):,} more {noun} ({failed}): all in report.json"

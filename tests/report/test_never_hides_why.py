@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from gate.config import DriftSuiteConfig, GateConfig, ReportConfig
 from gate.judge import CheckVerdict
 from gate.publish.bundle import Target
-from gate.report import context, render_markdown, sizing
+from gate.report import context, fit_markdown, render_markdown, sizing
 from gate.settings import Settings
 from gate.steps.output import COMMENT_OVERHEAD, make_bundle
 from tests.report.verdict_fixtures import WAIVER, a_change, change_check, gate, group_check, judged, stability_result
@@ -26,10 +26,7 @@ ICONS = {"❌": CheckVerdict.FAIL, "❓": CheckVerdict.INCONCLUSIVE, "❔": Chec
 
 
 def fitted(verdict, limit):
-    config = ReportConfig(worst_items=100)
-    return sizing.fit(lambda d, note, rows: render_markdown(verdict, RUN, config, detail=d, cut_note=note,
-                                                            footer=False, rows=rows),
-                      limit, "`gate-report/report.md`", len(context.not_passed_checks(verdict)))
+    return fit_markdown(verdict, RUN, ReportConfig(worst_items=100), {}, limit, "`gate-report/report.md`")
 
 
 def table_rows(text: str) -> list[list[str]]:

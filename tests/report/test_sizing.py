@@ -5,7 +5,7 @@ from __future__ import annotations
 from gate.config import CheckConfig, DriftSuiteConfig, GateConfig, ReportConfig, UnmeasuredPolicy
 from gate.judge import judge_gate, judge_suite
 from gate.records.drift import load_drift
-from gate.report import context, render_markdown, sizing
+from gate.report import context, fit_markdown, render_markdown, sizing
 from gate.scorers.base import ScoringContext
 from gate.scorers.drift import score_drift
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
@@ -30,10 +30,7 @@ def big_verdict(tmp_path, exercises=40, submissions=12, models=6, text=400):
 
 
 def fitted(verdict, limit):
-    config = ReportConfig(worst_items=100)
-    return sizing.fit(lambda d, note, rows: render_markdown(verdict, RUN, config, detail=d, cut_note=note,
-                                                            footer=False, rows=rows),
-                      limit, "`gate-report/report.md`", len(context.not_passed_checks(verdict)))
+    return fit_markdown(verdict, RUN, ReportConfig(worst_items=100), {}, limit, "`gate-report/report.md`")
 
 
 def test_small_reports_are_complete(tmp_path):
@@ -56,7 +53,9 @@ def test_large_reports_drop_details_then_tables_and_say_so(tmp_path):
 
 def test_each_level_is_smaller_and_the_summary_survives(tmp_path):
     verdict = big_verdict(tmp_path, exercises=10, submissions=4, models=3)
-    sizes = [len(render_markdown(verdict, RUN, ReportConfig(worst_items=100), detail=d)) for d in (3, 2, 1, 0)]
+    # level 1 without its group rows: with all of them it is level 2 with a gate-level table for the per-suite ones
+    sizes = [len(render_markdown(verdict, RUN, ReportConfig(worst_items=100), detail=d, groups=0 if d == 1 else None))
+             for d in (3, 2, 1, 0)]
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == 4
     summary = render_markdown(verdict, RUN, ReportConfig(), detail=0, cut_note=sizing.cut_note(0, "x"))
     assert "| fb | drift | ❌ failed |" in summary and "### " not in summary

@@ -27,7 +27,8 @@ def test_a_kind_without_a_view_of_its_own_gets_a_table_per_level(monkeypatch):
     metrics = ["stability_coefficient", "stability_coefficient_std", "mean_similarity", "answer_probability",
                "questions"]
     assert per_cell == {"title": "per model × task", "columns": ["model", "task", *metrics, "verdict"],
-                        "rows": [["a&#124;b", "qa", "0.812", "n/a", "n/a", "n/a", "12", "❌"]]}
+                        "rows": [["a&#124;b", "qa", "0.812", "n/a", "n/a", "n/a", "12", "❌"]],
+                        "ranks": [3], "more": None}  # ranks: how bad each group is, for a cut (failing first)
     assert per_model["title"] == "per model" and per_model["columns"][0] == "model"
     assert per_model["rows"] == [["a&#124;b", "n/a", "n/a", "n/a", "n/a", "n/a", "·"]]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+import gate.report.per_model as per_model
 from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict, worst
 from gate.records.drift import FeedbackItem
 from gate.report.escape import inert
@@ -37,10 +38,9 @@ _NOT_MET = (CheckVerdict.FAIL, CheckVerdict.UNMEASURED, CheckVerdict.INCONCLUSIV
 def group_passed(suite: SuiteVerdict, key) -> bool:
     """The seed's `passed`: every threshold met. A value that could not be measured (or told) has not passed,
     nor has one a waiver accepts in spite of it (waived is never passed; a waived warning still met its bound)."""
-    return not any(c.key == key and c.scope == "group" and (
-        c.verdict in _NOT_MET or (c.verdict is CheckVerdict.WAIVED and c.waiver is not None
-                                  and c.waiver.replaced != CheckVerdict.WARN.value))
-        for c in suite.checks)
+    return not any(c.verdict in _NOT_MET or (c.verdict is CheckVerdict.WAIVED and c.waiver is not None
+                                             and c.waiver.replaced != CheckVerdict.WARN.value)
+                   for c in suite.checks_on("group", key))
 
 
 def seed_summary(suite: SuiteVerdict) -> tuple[int, int, str]:
@@ -91,18 +91,23 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     limits = thresholds(suite)
     rows = []
     for exercise_id, info in details.exercises.items():
-        cells = [_cell(suite, by_key.get((("exercise", exercise_id), ("model", m))), "group") for m in models]
+        keys = [(("exercise", exercise_id), ("model", m)) for m in models]
+        cells = [_cell(suite, by_key.get(k), "group") for k in keys]
         title = info.title
-        rows.append({"label": inert(f"{exercise_id} · {title}" if title else exercise_id, limit=70), "cells": cells})
-    per_model = [_model_row(suite, by_key.get((("model", m),)), m) for m in models]
+        verdicts = [v for v in (suite.group_verdict("group", k) for k in keys) if v is not None]
+        rows.append({"label": inert(f"{exercise_id} · {title}" if title else exercise_id, limit=70), "cells": cells,
+                     "rank": per_model.rank(worst(verdicts) if verdicts else None)})
+    model_rows = [_model_row(suite, by_key.get((("model", m),)), m) for m in models]
     totals = [{**_cell(suite, by_key.get((("model", m),)), "model"), "icon": row["icon"]}
-              for m, row in zip(models, per_model, strict=True)]
+              for m, row in zip(models, model_rows, strict=True)]
     passed, total, seed_line = seed_summary(suite)
     return {
         "models": [inert(m, limit=60) for m in models],
         "rows": rows,
+        "group_rows": "exercises",  # what `views.cut_groups` cuts: the exercise rows of the matrix
+        "rows_more": None,
         "totals": totals,
-        "per_model": per_model,
+        "per_model": model_rows,
         "thresholds": limits,
         "seed_line": seed_line,
         "passed": passed,
