@@ -26,6 +26,7 @@ from gate.errors import ExitCode
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite
 from gate.publish import bundle as publishing
 from gate.publish.flow import publish as publish_report
+from gate.publish.flow import push_target
 from gate.publish.github.client import GitHubPublisher, publisher_for
 from gate.report.context import RunInfo
 from gate.report.json_report import report_json
@@ -147,7 +148,8 @@ def replay(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateCon
 
 def torch_runtime(config: GateConfig, base_dir: Path, settings: Settings) -> TorchRuntime:
     """The run's one model runtime; where models are found offline comes from the settings."""
-    return TorchRuntime(config.runtime, base_dir, model_dirs=settings.model_dirs, hub_offline=settings.hub_offline)
+    return TorchRuntime(config.runtime, base_dir, model_dirs=settings.model_dirs, hub_offline=settings.hub_offline,
+                        pull_into=settings.model_dir)
 
 
 def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]],
@@ -181,6 +183,8 @@ def pull_request(settings: Settings, base_dir: Path) -> PullRequest:
     event = read_event(settings)
     target = publishing.target_from_event(settings.github.event_name, event, settings.github.sha)
     publisher = publisher_for(settings) if settings.publish else None
+    target = guarded(settings, "finding the pushed commit's pull request",
+                     lambda: push_target(target, settings.github.event_name, publisher), target)
     changed = guarded(settings, "reading the pull request's files",
                       lambda: flow.changed_files(settings, event, base_dir, publisher), None)
     return PullRequest(event, target, publisher, changed)

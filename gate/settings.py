@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from gate.config import CommentMode, GraderAccess
+from gate.config import CommentMode, CommentWhen, GraderAccess
 from gate.errors import ConfigError, Problem
 
 
@@ -59,6 +59,11 @@ class Settings:
     github: GitHubContext
     models: tuple[str, ...] = ()  # empty: the suites' own `models:` filters
     comment: CommentMode | None = None  # overrides publish.comment of gate.yml
+    comment_mode: CommentWhen | None = None  # overrides publish.comment_mode of gate.yml
+    # What the check run is named and the sticky comment keyed by; None: gate.yml's, else derived from the gate's
+    # name and the run's filter (gate.publish.bundle.identity), so a filtered job never takes the full run's place
+    check_name: str | None = None
+    comment_title: str | None = None
     check_run: bool | None = None  # overrides publish.check_run of gate.yml
     shard: str | None = None  # "i/N": compute only this shard of the model work (`run --shard`)
     record_history: bool | None = None  # None: record default-branch runs only
@@ -70,6 +75,10 @@ class Settings:
     # whether the Hugging Face hub is switched off (HF_HUB_OFFLINE): a model is then never pulled at run time.
     model_dirs: tuple[Path, ...] = ()
     hub_offline: bool = False
+    # The workflow's model directory (input `model_dir`, relative to the workspace; first in `model_dirs`): a model
+    # the run needs and finds nowhere is pulled into it from the hub, the one download HF_HUB_OFFLINE lets through,
+    # so with actions/cache on it a job downloads a model at most once per cache key. None: never pulled at run time.
+    model_dir: Path | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
@@ -77,7 +86,8 @@ class Settings:
                  fail_on: str | None = None, comment: str | None = None,
                  models: tuple[str, ...] = (), shard: str | None = None,
                  record_history: bool | None = None, report_dir: str | None = None,
-                 shards: tuple[str, ...] = ()) -> Settings:
+                 shards: tuple[str, ...] = (), comment_mode: str | None = None, check_name: str | None = None,
+                 comment_title: str | None = None) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
@@ -91,13 +101,21 @@ class Settings:
                 fix="use `fail` (exit 1 on failures) or `warn` (exit 1 on warnings too)")])
         if publish is None:
             publish = _flag(value("publish"), "publish") is not False  # unset: publish
-        comment_mode = comment or value("comment")
-        if comment_mode is not None and comment_mode not in {c.value for c in CommentMode}:
+        how = comment or value("comment")
+        if how is not None and how not in {c.value for c in CommentMode}:
             raise ConfigError("invalid setting", [Problem(
                 field="comment" if not comment else "--comment", expected="'sticky', 'new' or 'off'",
-                found=repr(comment_mode), fix="sticky edits one comment per gate; new posts one per run; off none")])
+                found=repr(how), fix="sticky edits one comment per gate; new posts one per run; off none")])
+        when = comment_mode or value("comment_mode")
+        if when is not None and when not in {c.value for c in CommentWhen}:
+            raise ConfigError("invalid setting", [Problem(
+                field="comment_mode" if not comment_mode else "--comment-mode",
+                expected="'always', 'changes', 'failures' or 'off'", found=repr(when),
+                fix="always comments every run; changes only when the run differs from the baseline; failures only "
+                    "on fail, warn or inconclusive; off never")])
         github = _github(environ, value("github_token"))
         output = output_dir or value("output_dir")
+        pull_dir = _model_dir(value("model_dir"))
         return cls(
             config_path=Path(config_path),
             output_dir=Path(output) if output else None,
@@ -106,7 +124,10 @@ class Settings:
             fail_on=FailOn(fail_level),
             github=github,
             models=models or tuple(_split(value("models") or "")),
-            comment=CommentMode(comment_mode) if comment_mode else None,
+            comment=CommentMode(how) if how else None,
+            comment_mode=CommentWhen(when) if when else None,
+            check_name=(check_name or "").strip() or value("check_name"),
+            comment_title=(comment_title or "").strip() or value("comment_title"),
             check_run=_flag(value("check_run"), "check_run"),
             shard=shard or value("shard"),
             record_history=record_history if record_history is not None else _flag(
@@ -114,8 +135,10 @@ class Settings:
             grader=GraderAccess.from_env(environ, github.token),
             report_dir=Path(report_dir or value("report_dir") or "gate-report"),
             shards=tuple(Path(p) for p in shards or (value("shards") or "").split()),
-            model_dirs=tuple(Path(p) for p in environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p),
+            model_dirs=(*((pull_dir,) if pull_dir else ()),
+                        *(Path(p) for p in environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p)),
             hub_offline=environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"),
+            model_dir=pull_dir,
         )
 
 
@@ -139,6 +162,20 @@ def _github(environ: Mapping[str, str], input_token: str | None) -> GitHubContex
         in_actions=environ.get("GITHUB_ACTIONS") == "true",
         token=input_token or environ.get("GITHUB_TOKEN") or None,
     )
+
+
+def _model_dir(text: str | None) -> Path | None:
+    """The `model_dir` input: a directory inside the workspace, written to by the gate, so never absolute and never
+    through `..` (where a committed symlink leads is checked when the first model is pulled into it)."""
+    if text is None:
+        return None
+    path = Path(text)
+    if path.is_absolute() or text.startswith("~") or ".." in path.parts:
+        raise ConfigError("invalid setting", [Problem(
+            field="model_dir", expected="a directory relative to the workspace, without `..`", found=repr(text),
+            fix="name a directory inside the checkout, e.g. `model_dir: .gate-models`, and cache that path with "
+                "actions/cache")])
+    return path
 
 
 def _flag(text: str | None, name: str) -> bool | None:

@@ -19,7 +19,7 @@ import yaml
 from pytest_httpserver import HTTPServer
 
 from gate.config import CommentMode
-from gate.publish.bundle import FOOTER_MARKER, PublishBundle, marker
+from gate.publish.bundle import FOOTER_MARKER, PublishBundle, marker, posted_scope
 from gate.publish.github import GitHubPublisher, RetryPolicy
 from tests.conftest import EXAMPLES
 from tests.support import browser as browser_support
@@ -165,7 +165,9 @@ def test_the_sticky_marker_cannot_be_faked(hostile_run):
     body = _markdown_surfaces(hostile_run)["comment"]
     assert body.startswith(marker(GATE_NAME) + "\n")
     assert "<script" not in marker(GATE_NAME) and "-->" not in marker(GATE_NAME)[5:-4]
-    assert body.count("<!--") == 2 and body.count(FOOTER_MARKER) == 1  # ours: the marker and the footer
+    # ours: the marker, the scope line (a run's scope and commit, never model text) and the footer
+    assert body.count("<!--") == 3 and body.count(FOOTER_MARKER) == 1
+    assert posted_scope(body) is not None
 
 
 class _Elements(HTMLParser):

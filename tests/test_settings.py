@@ -148,3 +148,27 @@ def test_the_environment_a_run_needs_is_in_the_settings():
     empty = Settings.from_env({})
     assert (empty.report_dir, empty.shards, empty.model_dirs, empty.hub_offline) == (Path("gate-report"), (), (),
                                                                                      False)
+
+
+def test_check_name_comment_title_and_comment_mode_from_inputs_and_options():
+    assert (Settings.from_env({}).check_name, Settings.from_env({}).comment_title,
+            Settings.from_env({}).comment_mode) == (None, None, None)
+    env = {"INPUT_CHECK_NAME": " quality (rubric) ", "INPUT_COMMENT_TITLE": "quality rubric",
+           "INPUT_COMMENT_MODE": "failures"}
+    settings = Settings.from_env(env)
+    assert (settings.check_name, settings.comment_title, settings.comment_mode.value) == (
+        "quality (rubric)", "quality rubric", "failures")
+    options = Settings.from_env(env, check_name="cli", comment_title="cli title", comment_mode="changes")
+    assert (options.check_name, options.comment_title, options.comment_mode.value) == ("cli", "cli title", "changes")
+
+
+@pytest.mark.parametrize(("env", "option", "field"), [
+    ({"INPUT_COMMENT_MODE": "sometimes"}, None, "comment_mode"),
+    ({}, "sticky", "--comment-mode"),
+])
+def test_an_unknown_comment_mode_is_a_located_error(env, option, field):
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env(env, comment_mode=option)
+    [problem] = caught.value.problems
+    assert problem.field == field and "'always', 'changes', 'failures' or 'off'" in problem.expected
+    assert caught.value.exit_code == ExitCode.INVALID_INPUT

@@ -8,6 +8,7 @@ layer's `GitHubPublisher` satisfies), so this layer never imports the publishing
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,8 @@ class HistoryRemote(Protocol):
                                    unless: Callable[[bytes], bool] | None = None) -> str: ...
 
     def pull_request_files(self, number: int) -> list[str] | None: ...
+
+    def compared_files(self, base: str, head: str) -> list[str] | None: ...
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,11 @@ def record(config: GateConfig, base_dir: Path, entry: Entry, publisher: HistoryR
 
 def changed_files(settings: Settings, event: dict[str, Any] | None, base_dir: Path,
                   publisher: HistoryRemote | None) -> list[Path] | None:
-    """Files the pull request changes (git first, the API where the clone is too shallow); None: unknown."""
+    """Files the pull request (or the merge queue's candidate) changes (git first, the API where the clone is too
+    shallow); None: unknown."""
+    group = (event or {}).get("merge_group")
+    if settings.github.event_name == "merge_group" and isinstance(group, dict):
+        return _merge_group_files(settings, group, base_dir, publisher)
     pull = (event or {}).get("pull_request")
     if not isinstance(pull, dict):
         return None
@@ -144,6 +151,27 @@ def changed_files(settings: Settings, event: dict[str, Any] | None, base_dir: Pa
         return None
     try:
         names = publisher.pull_request_files(number)
+    except PublishError:
+        return None
+    if names is None:
+        return None
+    root = vcs.toplevel(base_dir) or settings.github.workspace or Path.cwd()
+    return [root / name for name in names]
+
+
+def _merge_group_files(settings: Settings, group: dict[str, Any], base_dir: Path,
+                       publisher: HistoryRemote | None) -> list[Path] | None:
+    """A merge queue's candidate (`head_sha`) against the branch it merges into (`base_sha`): what its pull
+    requests change together, from git where the clone has both commits, else GitHub's compare API."""
+    base, head = group.get("base_sha"), group.get("head_sha")
+    if not all(isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{7,64}", sha) for sha in (base, head)):
+        return None  # only commit ids reach git's command line
+    assert isinstance(base, str) and isinstance(head, str)
+    found = vcs.changed_files(base_dir, base, head)
+    if found is not None or publisher is None:
+        return found
+    try:
+        names = publisher.compared_files(base, head)
     except PublishError:
         return None
     if names is None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from gate import __version__
+from gate.config import CommentWhen
 from gate.settings import Settings
 
 app = typer.Typer(
@@ -29,6 +30,9 @@ app.add_typer(models_app, name="models")
 app.add_typer(baseline_app, name="baseline")
 
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="gate.yml (default: INPUT_CONFIG or ./gate.yml).")]  # noqa: E501
+CheckNameOption = Annotated[str | None, typer.Option(help="The check run's name (default: gate.yml's, else the gate's name with the run's suite/model filter).")]  # noqa: E501
+CommentTitleOption = Annotated[str | None, typer.Option(help="What keys the sticky comment (default: as the check name).")]  # noqa: E501
+CommentModeOption = Annotated[CommentWhen | None, typer.Option(help="When to comment: always, changes, failures, off. Default: gate.yml.")]  # noqa: E501
 AllowOutsideOption = Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name paths outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read or write the runner's files.")]  # noqa: E501
 
 

@@ -10,7 +10,17 @@ from typing import Annotated
 
 import typer
 
-from gate.cli.app import AllowOutsideOption, ConfigOption, app, models_app, path_policy, settings
+from gate.cli.app import (
+    AllowOutsideOption,
+    CheckNameOption,
+    CommentModeOption,
+    CommentTitleOption,
+    ConfigOption,
+    app,
+    models_app,
+    path_policy,
+    settings,
+)
 from gate.config import CommentMode
 from gate.errors import ExitCode
 from gate.settings import FailOn
@@ -25,6 +35,9 @@ def run(
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
     fail_on: Annotated[FailOn | None, typer.Option(help="fail (default): exit 1 on failures; warn: also on warnings.")] = None,  # noqa: E501
     comment: Annotated[CommentMode | None, typer.Option(help="PR comment: sticky (edit one per gate), new, off. Default: gate.yml.")] = None,  # noqa: E501
+    comment_mode: CommentModeOption = None,
+    check_name: CheckNameOption = None,
+    comment_title: CommentTitleOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
     shard: Annotated[str | None, typer.Option(help="Compute only shard i/N of the model work and save it (then `llm-gate merge`).")] = None,  # noqa: E501
@@ -39,7 +52,9 @@ def run(
 
     chosen = settings(config, output_dir, suites=tuple(suite or ()), publish=False if no_publish else None,
                       fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
-                      models=tuple(model or ()), shard=shard, record_history=record_history)
+                      models=tuple(model or ()), shard=shard, record_history=record_history,
+                      comment_mode=comment_mode.value if comment_mode else None, check_name=check_name,
+                      comment_title=comment_title)
     with path_policy(allow_paths_outside_workspace):
         if chosen.shard:
             raise typer.Exit(int(pipeline.run_shard(chosen, quiet=quiet)))
@@ -51,11 +66,16 @@ def publish(
     report: Annotated[Path | None, typer.Option(help="The report directory a run wrote (default: INPUT_REPORT_DIR "
                                                      "or gate-report).")] = None,
     comment: Annotated[CommentMode | None, typer.Option(help="sticky (default), new or off.")] = None,
+    comment_mode: CommentModeOption = None,
+    check_name: Annotated[str | None, typer.Option(help="Post under this check name instead of the report's.")] = None,  # noqa: E501
+    comment_title: Annotated[str | None, typer.Option(help="Key the comment by this title instead of the report's.")] = None,  # noqa: E501
 ) -> None:
     """Post a saved report (publish.json) to the pull request: for fork PRs, from a workflow_run workflow."""
     from gate.commands.publish import publish_report
 
-    chosen = settings(comment=comment.value if comment else None, report_dir=str(report) if report else None)
+    chosen = settings(comment=comment.value if comment else None, report_dir=str(report) if report else None,
+                      comment_mode=comment_mode.value if comment_mode else None, check_name=check_name,
+                      comment_title=comment_title)
     raise typer.Exit(int(publish_report(chosen.report_dir, chosen)))
 
 

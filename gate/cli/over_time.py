@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from gate.cli.app import AllowOutsideOption, ConfigOption, app, baseline_app, path_policy, settings
+from gate.cli.app import (
+    AllowOutsideOption,
+    CheckNameOption,
+    CommentModeOption,
+    CommentTitleOption,
+    ConfigOption,
+    app,
+    baseline_app,
+    path_policy,
+    settings,
+)
 
 
 @baseline_app.command("bless")
@@ -43,6 +53,9 @@ def merge(
     suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="As the shards were run.")] = None,
     model: Annotated[list[str] | None, typer.Option("--model", "-m", help="As the shards were run.")] = None,
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only.")] = False,
+    comment_mode: CommentModeOption = None,
+    check_name: CheckNameOption = None,
+    comment_title: CommentTitleOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="As for `run`.")] = None,  # noqa: E501
     allow_paths_outside_workspace: AllowOutsideOption = False,
@@ -52,7 +65,9 @@ def merge(
 
     chosen = settings(config, output_dir, suites=tuple(suite or ()), publish=False if no_publish else None,
                       models=tuple(model or ()), record_history=record_history,
-                      shards=tuple(str(p) for p in shards or ()))
+                      shards=tuple(str(p) for p in shards or ()),
+                      comment_mode=comment_mode.value if comment_mode else None, check_name=check_name,
+                      comment_title=comment_title)
     paths = list(chosen.shards) or [(chosen.output_dir or Path("gate-report")) / "shards"]
     with path_policy(allow_paths_outside_workspace):
         code = pipeline.run(chosen, quiet=quiet, shards=paths)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gate import io
 from gate.config import PublishConfig
-from gate.errors import ExitCode, GateError, InputError, Problem
+from gate.errors import ExitCode, GateError, InputError, Problem, PublishError
 from gate.publish.bundle import PublishBundle, target_from_event
 from gate.publish.flow import publish
 from gate.publish.github.client import GitHubPublisher, publisher_for
@@ -70,9 +70,32 @@ def _trusted(bundle: PublishBundle, settings: Settings, publisher: GitHubPublish
             raise InputError("cannot publish", [Problem(
                 file="publish.json", field="pull_request", expected=f"a pull request whose head is {head_sha}",
                 found=f"#{pull_request}", fix="publish the artifact of the run that triggered this workflow")])
-    # Only what the event decides is replaced: every other field (the real check counts among them) travels as is
+    if not settings.check_name and head_sha:
+        _not_another_check(bundle.check_name, head_sha, publisher)
+    # Only what the event (and the trusted workflow's check_name / comment_title, where it sets them) decides is
+    # replaced: every other field (the real check counts, the run's scope among them) travels as is
     return replace(bundle, summary=_no_mentions(bundle.summary), comment=_no_mentions(bundle.comment),
-                   repository=github.repository, pull_request=pull_request, head_sha=head_sha)
+                   repository=github.repository, pull_request=pull_request, head_sha=head_sha,
+                   check_name=settings.check_name or bundle.check_name,
+                   comment_title=settings.comment_title or bundle.comment_title)
+
+
+def _not_another_check(name: str, head_sha: str, publisher: GitHubPublisher) -> None:
+    """The artifact chose its check run's name (gate.yml's `name` or `check_name`, from the fork): under the name of
+    another check on the commit, a required "CI / tests" say, its verdict would count as that check's. Unless the
+    trusted workflow pins `check_name`, a name that something else on the commit carries is refused, as is one
+    that cannot be checked."""
+    try:
+        others = publisher.foreign_checks(name, head_sha)
+    except PublishError as exc:
+        others = [f"(GitHub could not say: {exc})"]
+    if others:
+        raise InputError("cannot publish", [Problem(
+            file="publish.json", field="check_name", expected="a name no other check on commit "
+            f"{head_sha[:7]} carries", found=f"{name!r}, also the name of {others[0]}"
+            + (f" and {len(others) - 1} more" if len(others) > 1 else ""),
+            fix="set `check_name` on this publish step to the gate's check name (what the branch protection "
+            "rule requires); the artifact comes from the pull request and may not choose another check's name")])
 
 
 def _report_markdown(path: Path, bundle: PublishBundle) -> str:

@@ -19,6 +19,7 @@ from gate.config.gate import (
     WORKSPACE_RULE,
     BaselinesConfig,
     CommentMode,
+    CommentWhen,
     GateConfig,
     HistoryConfig,
     PublishConfig,
@@ -44,7 +45,8 @@ from gate.config.verdicts import Correction, InconclusivePolicy, Waiver
 
 __all__ = [
     "SUITE_CONFIGS", "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
-    "CommentMode", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses", "GateConfig",
+    "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses",
+    "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HeuristicSuiteConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
     "Significance", "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",

@@ -60,10 +60,29 @@ class CommentMode(str, Enum):
     OFF = "off"
 
 
+class CommentWhen(str, Enum):
+    """When a comment is posted (`CommentMode` says how): a gate that passes every day can stay quiet."""
+
+    ALWAYS = "always"
+    CHANGES = "changes"  # created only when something changed against the baseline (not a clean pass, a
+    # significant change, improvements included)
+    FAILURES = "failures"  # created only when the verdict is fail, warn or inconclusive
+    OFF = "off"
+
+
 class PublishConfig(StrictModel):
     comment: CommentMode = CommentMode.STICKY
+    comment_mode: CommentWhen = Field(
+        CommentWhen.ALWAYS, description="When to comment: always; changes (only when the run differs from the "
+        "baseline: not a clean pass, or a significant change); failures (only on fail, warn or inconclusive); off. "
+        "An existing gate comment is still updated, so a stale failure never stays up.")
     check_run: bool = True
     summary: bool = True
+    check_name: str | None = Field(
+        None, min_length=1, max_length=200, description="The check run's name. Default: the gate's `name`, with "
+        "the suite and model filter of a filtered run, e.g. `quality (suites: rubric)`.")
+    comment_title: str | None = Field(
+        None, min_length=1, max_length=200, description="What keys the sticky comment. Default: as `check_name`.")
 
 
 # ---------------------------------------------------------------- baselines and history

@@ -8,10 +8,13 @@ untrusted code never runs with write access.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gate.config import CommentWhen
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.report.annotations import Annotation
 from gate.settings import FailOn
@@ -19,6 +22,20 @@ from gate.settings import FailOn
 BUNDLE_SCHEMA = 1
 COMMENT_MARKER = "<!-- llm-quality-gate:{name} -->"
 FOOTER_MARKER = "<!-- llm-quality-gate:footer -->"
+# What a run covered, as the check run's `external_id` and the comment's second (hidden) line: a filtered or
+# skipped run never replaces what a full run posted for the same commit
+SCOPE_ID = "llm-quality-gate:v1:{scope}"
+SCOPE_LINE = re.compile(r"<!-- llm-quality-gate:v1:(full|filtered|skipped)(?: ([0-9a-f]{7,64}))? -->")
+NAME_LIST_LIMIT = 60  # characters of suite (model) names a derived check name spells out
+
+
+class Scope:
+    FULL = "full"  # every suite, every configured model
+    FILTERED = "filtered"  # a --suite / --model filter that selected something
+    SKIPPED = "skipped"  # nothing ran (a filter that matched no suite: a path filter's pass)
+
+
+SCOPES = (Scope.FULL, Scope.FILTERED, Scope.SKIPPED)
 
 
 class Conclusion:
@@ -52,12 +69,66 @@ def check_title(verdict: GateVerdict) -> str:
     return ", ".join(parts)
 
 
+def run_scope(suites: Sequence[str], models: Sequence[str], skipped: bool) -> str:
+    if skipped:
+        return Scope.SKIPPED
+    return Scope.FILTERED if suites or models else Scope.FULL
+
+
+def identity(gate: str, suites: Sequence[str], models: Sequence[str], skipped: bool = False) -> str:
+    """The default check-run name and comment title: the gate's name, with the filter of a filtered run, so that
+    matrix jobs (`--suite a`, `--suite b`) post side by side and an unfiltered run keeps the name that branch
+    protection requires. A skipped run keeps the gate's name: on a new commit its neutral check is how a path
+    filter lets the required check pass. Sorted and deduplicated, so the same filter always gets the same name."""
+    if skipped or not (suites or models):
+        return gate
+    parts = [f"{what}: {_names(names)}" for what, names in (("suites", suites), ("models", models)) if names]
+    return f"{gate} ({'; '.join(parts)})"
+
+
+def _names(names: Sequence[str]) -> str:
+    unique = sorted(set(names))
+    listed = ", ".join(unique)
+    if len(listed) <= NAME_LIST_LIMIT:
+        return listed
+    return f"{len(unique)} selected, {hashlib.sha256(listed.encode()).hexdigest()[:8]}"  # short, yet one per filter
+
+
+def significant_change(verdict: GateVerdict) -> bool:
+    """Whether a check found a significant change against the baseline, either way: a change significant on the
+    bad side (even one within its bound or waived), or a tested change whose one-sided p on the good side
+    (1 − the bad side's p) is within the gate's alpha: an improvement."""
+    for suite in verdict.suites:
+        for check in suite.checks:
+            change = check.change
+            if change is None or not change.tested:
+                continue
+            if change.significant:
+                return True
+            if change.p_value is not None and change.alpha is not None and 1 - change.p_value <= change.alpha:
+                return True
+    return False
+
+
+def comment_wanted(bundle: PublishBundle, when: CommentWhen) -> bool:
+    """Whether `comment_mode` asks for a NEW comment for this run (an existing gate comment is updated anyway)."""
+    if when is CommentWhen.OFF:
+        return False
+    if when is CommentWhen.FAILURES:
+        return bundle.verdict in (Verdict.FAIL.value, Verdict.WARN.value, Verdict.INCONCLUSIVE.value)
+    if when is CommentWhen.CHANGES:
+        not_clean = bundle.verdict in (Verdict.FAIL.value, Verdict.WARN.value, Verdict.INCONCLUSIVE.value)
+        return not_clean or bundle.changed is not False
+    return True
+
+
 @dataclass(frozen=True)
 class Target:
     """Where results go on GitHub: the pull request (if any) and the commit the check run belongs to."""
 
     pull_request: int | None
     head_sha: str | None
+    note: str | None = None  # what finding the pull request ran into (several open ones for a pushed commit)
 
 
 def target_from_event(event_name: str | None, event: dict[str, Any] | None, sha: str | None) -> Target:
@@ -105,13 +176,25 @@ class PublishBundle:
     # publish.json from before these fields; then the annotations are counted)
     failed_checks: int | None = None
     warned_checks: int | None = None
+    check_name: str = ""  # "": the gate's name (a publish.json from before these fields)
+    comment_title: str = ""  # "": the gate's name
+    scope: str = Scope.FULL  # what the run covered (Scope): decides what it may replace
+    changed: bool | None = None  # a significant change against the baseline (None: unknown, an old bundle)
+
+    def __post_init__(self) -> None:
+        if self.scope not in SCOPES:
+            raise ValueError(f"scope {self.scope!r} is not one of {', '.join(SCOPES)}")
+        object.__setattr__(self, "check_name", self.check_name or self.gate)
+        object.__setattr__(self, "comment_title", self.comment_title or self.gate)
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": BUNDLE_SCHEMA, "gate": self.gate, "verdict": self.verdict, "conclusion": self.conclusion,
                 "title": self.title, "summary": self.summary, "comment": self.comment,
                 "annotations": [a.to_dict() for a in self.annotations], "repository": self.repository,
                 "pull_request": self.pull_request, "head_sha": self.head_sha, "run_url": self.run_url,
-                "failed_checks": self.failed_checks, "warned_checks": self.warned_checks}
+                "failed_checks": self.failed_checks, "warned_checks": self.warned_checks,
+                "check_name": self.check_name, "comment_title": self.comment_title, "scope": self.scope,
+                "changed": self.changed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PublishBundle:
@@ -122,7 +205,10 @@ class PublishBundle:
                    annotations=tuple(Annotation.from_dict(a) for a in data.get("annotations", [])),
                    repository=data.get("repository"), pull_request=_int(data.get("pull_request")),
                    head_sha=data.get("head_sha"), run_url=data.get("run_url"),
-                   failed_checks=_int(data.get("failed_checks")), warned_checks=_int(data.get("warned_checks")))
+                   failed_checks=_int(data.get("failed_checks")), warned_checks=_int(data.get("warned_checks")),
+                   check_name=str(data.get("check_name") or ""), comment_title=str(data.get("comment_title") or ""),
+                   scope=str(data.get("scope") or Scope.FULL),
+                   changed=data.get("changed") if isinstance(data.get("changed"), bool) else None)
 
 
 def marker(gate: str) -> str:
@@ -131,10 +217,25 @@ def marker(gate: str) -> str:
     return COMMENT_MARKER.format(name=safe)
 
 
+def scope_line(bundle: PublishBundle) -> str:
+    """The comment's hidden second line: the run's scope and commit (part of the compared content, so that the
+    comment always records the last run that wrote it)."""
+    sha = bundle.head_sha if bundle.head_sha and re.fullmatch(r"[0-9a-f]{7,64}", bundle.head_sha) else None
+    return f"<!-- {SCOPE_ID.format(scope=bundle.scope)}{f' {sha}' if sha else ''} -->"
+
+
+def posted_scope(body: str) -> tuple[str, str | None] | None:
+    """(scope, commit) of the run that wrote a gate comment; None for a comment from before scopes."""
+    lines = body.split("\n", 2)
+    found = SCOPE_LINE.fullmatch(lines[1].strip()) if len(lines) > 1 else None
+    return (found.group(1), found.group(2)) if found else None
+
+
 def comment_body(bundle: PublishBundle) -> str:
     footer = f"<sub>Updated for commit `{bundle.head_sha[:7]}`" if bundle.head_sha else "<sub>Updated"
     footer += f" · [workflow run]({bundle.run_url})</sub>" if bundle.run_url else "</sub>"
-    return f"{marker(bundle.gate)}\n{bundle.comment.rstrip()}\n\n{FOOTER_MARKER}\n{footer}\n"
+    return (f"{marker(bundle.comment_title)}\n{scope_line(bundle)}\n{bundle.comment.rstrip()}\n\n{FOOTER_MARKER}\n"
+            f"{footer}\n")
 
 
 def comment_content(body: str) -> str:

@@ -8,12 +8,12 @@ request) against the trusted event and posts it through `post`.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import gate.publish.actions as actions
 from gate.config import PublishConfig
-from gate.publish.bundle import PublishBundle
+from gate.publish.bundle import PublishBundle, Target
 from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
 from gate.report.annotations import MAX_ANNOTATIONS, Level
 from gate.settings import Settings
@@ -93,6 +93,7 @@ def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
     """Comment and check run through the API; without a token or repository there is nothing to post to."""
     github = settings.github
     comment = settings.comment or config.comment
+    when = settings.comment_mode or config.comment_mode
     check_run = settings.check_run if settings.check_run is not None else config.check_run
     publisher = publisher or publisher_for(settings)
     if publisher is None:
@@ -100,7 +101,7 @@ def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
         if github.in_actions:
             outcome.notes.append("no GitHub token: no PR comment or check run (pass `github_token`)")
     else:
-        outcome = publisher.publish(bundle, comment, check_run)
+        outcome = publisher.publish(bundle, comment, check_run, when)
     if github.in_actions and not outcome.check_run_url:
         # Without a check run, workflow commands still pin failures to their lines in the PR's diff.
         for command in workflow_annotations(bundle):
@@ -116,3 +117,13 @@ def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
         sys.stdout.write(f"  check run: {outcome.check_run_url}\n")
     return outcome
 
+
+
+def push_target(target: Target, event_name: str | None, publisher: GitHubPublisher | None) -> Target:
+    """A push build's pull request: GitHub's one open pull request of this repository whose head is the pushed
+    commit (`GitHubPublisher.pull_request_of_push`), so a workflow on `push` comments like one on `pull_request`.
+    Asked only when publishing (a publisher) and the event named no pull request; several: no comment, a note."""
+    if publisher is None or event_name != "push" or target.pull_request is not None or not target.head_sha:
+        return target
+    number, note = publisher.pull_request_of_push(target.head_sha)
+    return replace(target, pull_request=number, note=note)

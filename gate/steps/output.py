@@ -12,12 +12,12 @@ from gate import io, report
 from gate.baselines import trends as trend_lines
 from gate.config import GateConfig
 from gate.io import paths
-from gate.judge import CheckVerdict, GateVerdict
+from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.publish import actions
 from gate.publish import bundle as publishing
 from gate.report import sizing
 from gate.report.annotations import check_annotations
-from gate.report.context import RunInfo, not_passed_checks, significance_line
+from gate.report.context import RunInfo, significance_line
 from gate.report.formatting import WORDS, icon
 from gate.report.kinds.drift import seed_summary
 from gate.scorers import get_scorer
@@ -74,13 +74,8 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
     where = (f"`report.md` in this job's report artifact ([workflow run]({run.run_url}))" if run.run_url
              else f"`{run.output_dir}/report.md`")
 
-    def render(detail: int, note: str | None, rows: int | None) -> str:
-        return report.render_markdown(verdict, run, config.report, descriptions, detail=detail, cut_note=note,
-                                      footer=False, rows=rows)
-
-    not_passed = len(not_passed_checks(verdict))
-    summary = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - 1, where, not_passed).text
-    comment = sizing.fit(render, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD, where, not_passed).text
+    limits = (sizing.GITHUB_TEXT_LIMIT - 1, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD)
+    summary, comment = (report.fit_markdown(verdict, run, config.report, descriptions, n, where).text for n in limits)
     return publishing.PublishBundle(
         gate=config.name, verdict=verdict.verdict.value,
         conclusion=publishing.conclusion(verdict.counts_as, settings.fail_on), title=publishing.check_title(verdict),
@@ -89,7 +84,19 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
         run_url=run.run_url,
         failed_checks=sum(s.count(CheckVerdict.FAIL) for s in verdict.suites),
         warned_checks=sum(s.count(CheckVerdict.WARN) for s in verdict.suites),
+        **identity(verdict, config, settings), changed=publishing.significant_change(verdict),
+        notes=(target.note,) if target.note else (),
     )
+
+
+def identity(verdict: GateVerdict, config: GateConfig, settings: Settings) -> dict[str, str]:
+    """The check run's name, the comment's title (the workflow's, gate.yml's, else derived from the gate's name and
+    the run's filter) and the scope that decides what the run may replace on GitHub."""
+    skipped = verdict.verdict is Verdict.SKIPPED
+    derived = publishing.identity(config.name, settings.suites, settings.models, skipped)
+    return {"check_name": settings.check_name or config.publish.check_name or derived,
+            "comment_title": settings.comment_title or config.publish.comment_title or derived,
+            "scope": publishing.run_scope(settings.suites, settings.models, skipped)}
 
 
 def print_summary(verdict: GateVerdict, written: report.WrittenReport) -> None:

@@ -50,7 +50,8 @@ def test_run_in_actions_publishes_comment_check_run_summary_and_outputs(actions_
     workspace, files = actions_env
     assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1  # settings come from INPUT_* and GITHUB_*
     [comment] = github_api.comments[7]
-    assert comment["body"].startswith(marker("feedback-quality") + "\n## ❌ feedback-quality: failed")
+    assert comment["body"].startswith(marker("feedback-quality") + f"\n<!-- llm-quality-gate:v1:full {HEAD} -->\n"
+                                      "## ❌ feedback-quality: failed")
     assert f"commit `{HEAD[:7]}`" in comment["body"]  # the PR head, not the merge commit
     assert "/actions/runs/99" in comment["body"]
     [run] = github_api.check_runs

@@ -18,6 +18,7 @@ from gate.publish.bundle import PublishBundle
 from gate.publish.flow import workflow_annotations
 from gate.report.annotations import Annotation, Level
 from gate.settings import FailOn, GitHubContext, Settings
+from tests.publish.github.test_client import publisher
 from tests.support.fake_github import REPO
 from tests.test_cli import run_cli
 
@@ -103,18 +104,60 @@ def test_publish_falls_back_to_the_bundles_summary_without_a_report_md(github_ap
     assert read_outputs(files["output"])["failed_checks"] == "1"
 
 
-def test_trusted_keeps_every_field_it_does_not_decide():
+def test_trusted_keeps_every_field_it_does_not_decide(github_api):
     """Every field of the artifact's bundle but those the event decides (and the neutralised texts) travels as is:
     a field added to PublishBundle later cannot be dropped by `publish`."""
     bundle = PublishBundle(gate="g", verdict="fail", conclusion="failure", title="t", summary="s", comment="c",
                            annotations=(Annotation("a.jsonl", 3, Level.FAILURE, "x", "y"),), repository="evil/r",
                            pull_request=7, head_sha=HEAD, run_url="https://x/runs/1", notes=("n",),
-                           failed_checks=600, warned_checks=40)
+                           failed_checks=600, warned_checks=40, check_name="g (suites: a)", comment_title="g t",
+                           scope="filtered", changed=True)
     assert all(getattr(bundle, f.name) != f.default for f in dataclasses.fields(PublishBundle))  # none left default
     settings = Settings(config_path=Path("gate.yml"), output_dir=None, suites=(), publish=True, fail_on=FailOn.FAIL,
                         github=GitHubContext(repository=REPO, event_name="push", sha=HEAD))
-    trusted = _trusted(bundle, settings, publisher=None)  # type: ignore[arg-type]  # not asked outside workflow_run
+    trusted = _trusted(bundle, settings, publisher(github_api))
     assert trusted == dataclasses.replace(bundle, repository=REPO)
+    # the trusted workflow's own check_name / comment_title, where it sets them, win over the artifact's
+    named = dataclasses.replace(settings, check_name="quality", comment_title="quality comment")
+    assert _trusted(bundle, named, publisher=None) == dataclasses.replace(  # type: ignore[arg-type]
+        bundle, repository=REPO, check_name="quality", comment_title="quality comment")
+
+
+def test_an_artifact_may_not_post_under_another_checks_name(github_api, tmp_path, monkeypatch):
+    """A fork's gate.yml names its gate (so its check run) after the repository's required `tests` job: without
+    the trusted workflow pinning `check_name`, publish refuses (exit 2) and posts nothing; pinned, it posts under
+    the pinned name. The gate's own earlier check runs of the name never count as another check's."""
+    files = many_checks_project(tmp_path, monkeypatch, github_api.base_url, failing=1, warning=0)
+    (tmp_path / "gate.yml").write_text((tmp_path / "gate.yml").read_text().replace("name: many", "name: tests"))
+    monkeypatch.setenv("INPUT_PUBLISH", "false")  # the fork's run: files only
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1
+    bundle = json.loads((tmp_path / "gate-report" / "publish.json").read_text())
+    bundle["conclusion"], bundle["verdict"] = "success", "pass"  # and the fork forges a pass
+    (tmp_path / "gate-report" / "publish.json").write_text(json.dumps(bundle))
+    github_api.check_runs.append({"id": 90, "name": "tests", "head_sha": HEAD, "conclusion": "failure",
+                                  "external_id": "5264e576-3c6f-51f6-f055-fab409685f20"})  # the CI job's
+    as_workflow_run(tmp_path, monkeypatch, files)
+    monkeypatch.setenv("INPUT_PUBLISH", "true")
+    code, err = run_cli_err(monkeypatch, "publish", "--report", "gate-report")
+    assert code == 2 and [r["id"] for r in github_api.check_runs] == [90] and not github_api.comments
+    assert "check_name" in err and "'tests', also the name of check run" in err and "set `check_name`" in err
+    github_api.statuses.append({"sha": HEAD, "state": "failure", "context": "lint", "description": "2 errors"})
+    (tmp_path / "gate-report" / "publish.json").write_text(json.dumps({**bundle, "check_name": "lint"}))
+    code, err = run_cli_err(monkeypatch, "publish", "--report", "gate-report")
+    assert code == 2 and "also the name of commit status (failure: 2 errors)" in err
+    monkeypatch.setenv("INPUT_CHECK_NAME", "llm quality")  # the trusted workflow pins the name
+    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", "gate-report") == 0
+    assert [r["name"] for r in github_api.check_runs] == ["tests", "llm quality"]
+
+
+def run_cli_err(monkeypatch, *args) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = run_cli(pytest.MonkeyPatch(), *args)
+    return code, err.getvalue()
 
 
 def bundle_with(failures: int, warnings: int, notices: int = 0, **counts) -> PublishBundle:

@@ -1,9 +1,10 @@
 """A small stateful GitHub REST API on loopback (pytest-httpserver), for driving real PyGithub.
 
-It keeps issue comments, check runs, commit statuses, pull request files and branches (files, with the
-commits, trees and blobs of the git database) in memory, records every request, and can be told to fail:
-scripted responses for the next matching requests, permissions a token lacks, files served as GitHub serves
-those over 1 MB, or another writer that acts just before a matching request (a race).
+It keeps issue comments, check runs, commit statuses, pull request files, the pull requests of commits, the files
+between two commits (compare) and branches (files, with the commits, trees and blobs of the git database) in
+memory, records every request, and can be told to fail: scripted responses for the next matching requests,
+permissions a token lacks, files served as GitHub serves those over 1 MB, or another writer that acts just before
+a matching request (a race).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class FakeGitHub:
     calls: list[Call] = field(default_factory=list)
     scripted: list[tuple[str, str, Response]] = field(default_factory=list)  # (method, path regex, response)
     pull_files: dict[int, list[dict]] = field(default_factory=dict)  # number -> [{"filename", "status", ...}]
+    # commit sha -> the pull requests GitHub associates with it: [{"number", "state", "head_sha", "head_repo"}]
+    commit_pulls: dict[str, list[dict]] = field(default_factory=dict)
+    compares: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # (base, head) -> [{"filename"}]
     branches: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> {path: content} at its tip
     heads: dict[str, str] = field(default_factory=dict)  # branch -> commit sha (made up for seeded branches)
     commits: dict[str, dict] = field(default_factory=dict)  # sha -> {"message", "tree", "parents"}
@@ -97,6 +101,11 @@ class FakeGitHub:
             ("POST", rf"/repos/{REPO}/check-runs", self._create_check_run),
             ("PATCH", rf"/repos/{REPO}/check-runs/(\d+)", self._edit_check_run),
             ("POST", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._create_status),
+            ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/check-runs", self._list_check_runs),
+            ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/statuses", self._list_statuses),
+            ("GET", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._list_statuses),  # PyGithub's older spelling
+            ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/pulls", self._commit_pulls),
+            ("GET", rf"/repos/{REPO}/compare/([0-9a-f]+)\.\.\.([0-9a-f]+)", self._compare),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)", self._get_pull),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)/files", self._list_pull_files),
             ("GET", rf"/repos/{REPO}/contents/(.+)", self._get_contents),
@@ -146,7 +155,8 @@ class FakeGitHub:
         return self._error(404, "Not Found")
 
     def _check_json(self, run: dict) -> dict:
-        return {**run, "url": f"{self.base_url}/repos/{REPO}/check-runs/{run['id']}",
+        return {"external_id": None, "details_url": None, **run,
+                "url": f"{self.base_url}/repos/{REPO}/check-runs/{run['id']}",
                 "html_url": f"https://github.example/{REPO}/runs/{run['id']}"}
 
     def _create_check_run(self, request: Request, body: Any) -> Response:
@@ -169,6 +179,34 @@ class FakeGitHub:
         status = {"id": self._new_id(), "sha": sha, **body}
         self.statuses.append(status)
         return self._json({**status, "url": f"{self.base_url}/repos/{REPO}/statuses/{sha}"}, status=201)
+
+    def _list_check_runs(self, request: Request, body: Any, sha: str) -> Response:
+        """The commit's check runs, newest first (`check_name` filters by name), as GitHub wraps them."""
+        name = request.args.get("check_name")
+        runs = [self._check_json(r) for r in reversed(self.check_runs)
+                if r.get("head_sha") == sha and (name is None or r.get("name") == name)]
+        return self._json({"total_count": len(runs), "check_runs": runs})
+
+    def _list_statuses(self, request: Request, body: Any, sha: str) -> Response:
+        statuses = [{"url": f"{self.base_url}/repos/{REPO}/statuses/{sha}", "description": None, **s}
+                    for s in reversed(self.statuses) if s["sha"] == sha]
+        return self._paginated(request, statuses, f"/repos/{REPO}/commits/{sha}/statuses")
+
+    def _commit_pulls(self, request: Request, body: Any, sha: str) -> Response:
+        pulls = [{"number": p["number"], "state": p.get("state", "open"), "id": p["number"],
+                  "url": f"{self.base_url}/repos/{REPO}/pulls/{p['number']}",
+                  "head": {"sha": p.get("head_sha", sha), "ref": "feature",
+                           "repo": {"full_name": p.get("head_repo", REPO), "name": "widgets"}}}
+                 for p in self.commit_pulls.get(sha, [])]
+        return self._paginated(request, pulls, f"/repos/{REPO}/commits/{sha}/pulls")
+
+    def _compare(self, request: Request, body: Any, base: str, head: str) -> Response:
+        if (base, head) not in self.compares:
+            return self._error(404, "No common ancestor")
+        files = [{"sha": _git_sha("blob", f["filename"].encode()), "status": "modified", **f}
+                 for f in self.compares[(base, head)]]
+        return self._json({"url": f"{self.base_url}/repos/{REPO}/compare/{base}...{head}", "status": "ahead",
+                           "files": files, "commits": [], "total_commits": 1})
 
     def _get_pull(self, request: Request, body: Any, number: str) -> Response:
         if int(number) not in self.pulls:

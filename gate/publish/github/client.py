@@ -1,5 +1,6 @@
-"""With `gate.publish.github.contents`, the only modules that talk to GitHub (through PyGithub): sticky comment,
-check run, commit status here; files on branches (the history) and a pull request's changed files there.
+"""With `checks` and `contents` of this package, the only modules that talk to GitHub (through PyGithub): the
+sticky comment and a push's pull request here, the check run or commit status in `checks`, files on branches (the
+history) and a pull request's changed files in `contents`.
 
 Every call is retried on transient failures (5xx, 429, rate limits, timeouts, dropped connections) with
 exponential backoff that honours `Retry-After` and `x-ratelimit-reset`, within bounds (`gate.publish.github.retry`):
@@ -13,30 +14,41 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any, TypeVar
 
-from gate.config import CommentMode
+from gate.config import CommentMode, CommentWhen
 from gate.errors import PublishError
-from gate.publish.bundle import PublishBundle, comment_body, comment_content, marker
+from gate.publish.bundle import (
+    PublishBundle,
+    Scope,
+    comment_body,
+    comment_content,
+    comment_wanted,
+    marker,
+    posted_scope,
+)
+from gate.publish.github.checks import Checks
 from gate.publish.github.contents import Contents
+from gate.publish.github.hints import RATE_LIMITED_HINT, READ_ONLY, READ_ONLY_HINT, refusal_hint
 from gate.publish.github.retry import Failure, RetryBudget, RetryPolicy, http_failure
 from gate.settings import Settings
 
 T = TypeVar("T")
-ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update
 # PyGithub's spacing between requests and between writes (seconds), which keeps clear of GitHub's
 # secondary rate limits; tests against a local server set both to 0.
 REQUEST_SPACING = (0.25, 1.0)
-STATUS_DESCRIPTION_LIMIT = 140
 TIMEOUT = 30  # seconds PyGithub waits for a connection or a reply: a stalled GitHub is a timeout, not a hang
-__all__ = ["GitHubPublisher", "PublishError", "PublishOutcome", "RetryPolicy", "publisher_for"]
+__all__ = ["READ_ONLY", "READ_ONLY_HINT", "RATE_LIMITED_HINT", "GitHubPublisher", "PublishError", "PublishOutcome",
+           "RetryPolicy", "publisher_for", "refusal_hint"]
 
 
 @dataclass
 class PublishOutcome:
     comment_url: str | None = None
-    comment_action: str = "none"  # created | updated | unchanged | off | no pull request | failed
+    # created | updated | unchanged | kept (a full run's, for this commit) | off | not needed (comment_mode: …) |
+    # no pull request | failed
+    comment_action: str = "none"
     check_run_url: str | None = None
     status_posted: bool = False
     notes: list[str] = field(default_factory=list)
@@ -44,29 +56,6 @@ class PublishOutcome:
     @property
     def failed(self) -> bool:
         return any(n.startswith("could not") for n in self.notes)
-
-
-READ_ONLY = "Resource not accessible by integration"  # GitHub's 403 for an Actions token without the permission
-READ_ONLY_HINT = ("the token cannot write here (a pull request from a fork gets a read-only token): upload the "
-                  "report directory as an artifact and post it with `llm-gate publish` from a workflow_run "
-                  "workflow (README: Pull requests from forks)")
-RATE_LIMITED_HINT = ("GitHub rate limited the token (too many requests in a short time, e.g. many jobs publishing "
-                     "at once); the report files and job summary are complete: re-run the job later to publish")
-
-
-def refusal_hint(exc: PublishError, what: str, permission: str) -> str:
-    """What a refused request means, for its note ("" for other failures). GitHub answers a rate limit, a
-    read-only token, a missing permission and a thing the token cannot see with 403 or 404 alike; each needs
-    another remedy, so the note says which it was."""
-    if exc.rate_limited:
-        return f"; {RATE_LIMITED_HINT}"
-    if exc.status == 404:
-        return f"; not found ({what} does not exist or the token cannot see it)"
-    if exc.status == 403 and READ_ONLY in str(exc):
-        return f"; {READ_ONLY_HINT}"
-    if exc.status == 403:
-        return f"; forbidden: the token lacks `{permission}` permission"
-    return ""
 
 
 class GitHubPublisher:
@@ -80,19 +69,28 @@ class GitHubPublisher:
                               retry=None, lazy=True, seconds_between_requests=REQUEST_SPACING[0],
                               seconds_between_writes=REQUEST_SPACING[1])
         self._repo = self._github.get_repo(repository)
+        self._repository = repository
         self._retry = retry or RetryPolicy()
         self._budget = RetryBudget(self._retry)
         self._token = token
         self._contents = Contents(self._repo, self._call, self._retry)
+        self._checks = Checks(self._repo, self._call)
 
-    def publish(self, bundle: PublishBundle, comment: CommentMode, check_run: bool) -> PublishOutcome:
-        outcome = PublishOutcome()
-        self._publish_comment(bundle, comment, outcome)
+    def publish(self, bundle: PublishBundle, comment: CommentMode, check_run: bool,
+                when: CommentWhen = CommentWhen.ALWAYS) -> PublishOutcome:
+        """The comment (`comment` says how, `when` whether) and the check run; failures become notes."""
+        outcome = PublishOutcome(notes=list(bundle.notes))
+        self._publish_comment(bundle, comment, when, outcome)
         if check_run and bundle.head_sha:
-            self._publish_check(bundle, bundle.head_sha, outcome)
+            outcome.check_run_url, outcome.status_posted = self._checks.publish(bundle, bundle.head_sha,
+                                                                                outcome.notes)
         elif check_run:
             outcome.notes.append("no commit sha known: no check run")
         return outcome
+
+    def foreign_checks(self, name: str, head_sha: str) -> list[str]:
+        """See `Checks.foreign`: what else on the commit is named `name`; PublishError when it cannot be read."""
+        return self._checks.foreign(name, head_sha)
 
     def head_sha_of(self, pull_request: int) -> str | None:
         """The head commit of a pull request, or None when it cannot be read."""
@@ -101,6 +99,27 @@ class GitHubPublisher:
             return pull.head.sha
         except PublishError:
             return None
+
+    def pull_request_of_push(self, sha: str) -> tuple[int | None, str | None]:
+        """The pull request a pushed commit is the head of: the one OPEN pull request of this repository whose head
+        is `sha` (a fork's pull request, or one merely containing the commit, is not this push's). (number, None);
+        (None, a note) when several are; (None, None) when none is or GitHub cannot say."""
+        def heads() -> list[int]:
+            found = []
+            for pull in self._repo.get_commit(sha).get_pulls():
+                repo = pull.head.repo
+                if pull.state == "open" and pull.head.sha == sha and repo is not None \
+                        and str(repo.full_name).lower() == self._repository.lower():
+                    found.append(pull.number)
+            return found
+        try:
+            numbers = sorted(self._call(heads))
+        except PublishError:
+            return None, None
+        if len(numbers) > 1:
+            listed = ", ".join(f"#{n}" for n in numbers)
+            return None, f"commit {sha[:7]} is the head of {len(numbers)} open pull requests ({listed}): no comment"
+        return (numbers[0] if numbers else None), None
 
     # ------------------------------------------------------------ contents (gate.publish.github.contents)
 
@@ -117,27 +136,41 @@ class GitHubPublisher:
         """See `Contents.pull_request_files`: None when the pull request's files cannot be read."""
         return self._contents.pull_request_files(number)
 
+    def compared_files(self, base: str, head: str) -> list[str] | None:
+        """See `Contents.compared_files`: None when the files between two commits cannot all be read."""
+        return self._contents.compared_files(base, head)
+
     # ------------------------------------------------------------ comment
 
-    def _publish_comment(self, bundle: PublishBundle, mode: CommentMode, outcome: PublishOutcome) -> None:
-        if mode is CommentMode.OFF:
-            outcome.comment_action = "off"
+    def _publish_comment(self, bundle: PublishBundle, mode: CommentMode, when: CommentWhen,
+                         outcome: PublishOutcome) -> None:
+        if mode is CommentMode.OFF or when is CommentWhen.OFF:
+            outcome.comment_action = "off" if mode is CommentMode.OFF else "off (comment_mode: off)"
             return
         if bundle.pull_request is None:
             outcome.comment_action = "no pull request"
             return
-        body = comment_body(bundle)
+        wanted, body = comment_wanted(bundle, when), comment_body(bundle)
+        not_needed = f"not needed (comment_mode: {when.value})"
+        if mode is CommentMode.NEW and not wanted:
+            outcome.comment_action = not_needed
+            return
         try:
             issue = self._repo.get_issue(bundle.pull_request)
             existing = None
             if mode is CommentMode.STICKY:
                 existing = self._call(lambda: next((c for c in issue.get_comments()
-                                                    if c.body and c.body.startswith(marker(bundle.gate) + "\n")
+                                                    if c.body and c.body.startswith(marker(bundle.comment_title) + "\n")
                                                     and self._ours(c)), None))
-            if existing is None:
+            if existing is None and not wanted:  # an existing comment is updated whatever comment_mode says
+                outcome.comment_action = not_needed
+            elif existing is None:
                 created = self._call(_once(lambda: issue.create_comment(body), lambda: next(
                     (c for c in issue.get_comments() if c.body == body), None)))
                 outcome.comment_url, outcome.comment_action = created.html_url, "created"
+            elif refusal := self._full_run_comment(existing.body, bundle):
+                outcome.comment_url, outcome.comment_action = existing.html_url, "kept"
+                outcome.notes.append(refusal)
             elif comment_content(existing.body) == comment_content(body):
                 outcome.comment_url, outcome.comment_action = existing.html_url, "unchanged"
             else:
@@ -148,6 +181,19 @@ class GitHubPublisher:
             hint = refusal_hint(exc, f"pull request #{bundle.pull_request} or the gate's comment on it",
                                 "pull-requests: write")
             outcome.notes.append(f"could not comment on pull request #{bundle.pull_request}: {exc}{hint}")
+
+    @staticmethod
+    def _full_run_comment(body: str, bundle: PublishBundle) -> str | None:
+        """Why this filtered or skipped run leaves the gate's comment alone (None: it may edit it): a full run
+        wrote it for this same commit. On a new commit any run may (a skipped run is how a path filter passes)."""
+        posted = posted_scope(body)
+        if bundle.scope == Scope.FULL or posted is None or posted[0] != Scope.FULL:
+            return None
+        if not bundle.head_sha or posted[1] != bundle.head_sha:
+            return None
+        return (f"comment not updated: the gate's comment `{bundle.comment_title}` on pull request "
+                f"#{bundle.pull_request} is a full run's for commit {bundle.head_sha[:7]}, and this {bundle.scope} "
+                "run does not replace it (give it its own `comment_title`, or leave it unset for the derived one)")
 
     def _ours(self, comment: Any) -> bool:
         """Whether this token's identity wrote `comment`. Anyone can post a comment that starts with the
@@ -165,55 +211,6 @@ class GitHubPublisher:
             return self._call(lambda: self._github.get_user().login)
         except PublishError:
             return None
-
-    # ------------------------------------------------------------ check run / status
-
-    def _publish_check(self, bundle: PublishBundle, head_sha: str, outcome: PublishOutcome) -> None:
-        from github.GithubObject import NotSet  # PyGithub's "not sent"; imported with the client, lazily
-
-        annotations = [a.to_check_run() for a in bundle.annotations]
-        first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
-        output: dict[str, str | list[dict[str, str | int]]] = {
-            "title": bundle.title, "summary": bundle.summary, "annotations": first}
-        try:
-            run = self._call(lambda: self._repo.create_check_run(
-                name=bundle.gate, head_sha=head_sha, status="completed", conclusion=bundle.conclusion,
-                output=output, details_url=bundle.run_url or NotSet))
-        except PublishError as exc:
-            hint = refusal_hint(exc, f"commit {head_sha[:7]}", "checks: write")
-            if exc.status != 403 or exc.rate_limited:  # a rate-limited status would fare no better
-                outcome.notes.append(f"could not create the check run: {exc}{hint}")
-                return
-            failure = self._publish_status(bundle, head_sha)
-            if failure is None:  # said only once it is so
-                outcome.status_posted = True
-                outcome.notes.append(f"the token may not create check runs ({exc}); posted a commit status instead")
-            else:
-                outcome.notes.append(f"could not create the check run: {exc}{hint}")
-                outcome.notes.append(f"could not post a commit status either: {failure}"
-                                     + refusal_hint(failure, f"commit {head_sha[:7]}", "statuses: write"))
-            return
-        outcome.check_run_url = getattr(run, "html_url", None)
-        for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
-            batch = rest[start:start + ANNOTATIONS_PER_REQUEST]
-            try:
-                self._call(partial(run.edit, output={"title": bundle.title, "summary": bundle.summary,
-                                                     "annotations": batch}))
-            except PublishError as exc:
-                outcome.notes.append(f"could not add annotations {start + 51}–{start + 50 + len(batch)}: {exc}")
-                return
-
-    def _publish_status(self, bundle: PublishBundle, head_sha: str) -> PublishError | None:
-        """Post the verdict as a commit status (the check run's stand-in); the failure, None when posted."""
-        state = {"success": "success", "failure": "failure"}.get(bundle.conclusion, "success")
-        description = f"{bundle.verdict}: {bundle.title}"[:STATUS_DESCRIPTION_LIMIT]
-        try:
-            commit = self._repo.get_commit(head_sha)
-            self._call(lambda: commit.create_status(state=state, description=description, context=bundle.gate,
-                                                    **({"target_url": bundle.run_url} if bundle.run_url else {})))
-        except PublishError as exc:
-            return exc
-        return None
 
     # ------------------------------------------------------------ retries
 

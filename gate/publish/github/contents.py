@@ -21,6 +21,7 @@ from gate.publish.github.retry import RetryPolicy
 
 HISTORY_ATTEMPTS = 5
 FILE_MODE = "100644"
+COMPARE_FILE_LIMIT = 300  # the compare API lists at most this many files
 CONFLICT = (409, 422)  # a stale blob sha; a file or branch that another job created meanwhile
 WRITE_HINT = ("the token cannot push to this repository: it needs `contents: write` permission (a pull request "
               "from a fork gets a read-only token, so record history from push or workflow_run workflows)")
@@ -81,6 +82,24 @@ class Contents:
                 previous = changed.previous_filename  # None unless renamed
                 if previous and previous not in paths:
                     paths.append(previous)
+            return paths
+
+        try:
+            return self._call(files)
+        except PublishError:
+            return None
+
+    def compared_files(self, base: str, head: str) -> list[str] | None:
+        """The paths changed between the merge base of `base` and `head`, and `head` (a merge queue's candidate
+        against its base), with the former paths of renamed files; None when GitHub cannot say, or when it lists
+        only part of them (the compare API stops at COMPARE_FILE_LIMIT files)."""
+        def files() -> list[str] | None:
+            changed = self._repo.compare(base, head).files or []
+            if len(changed) >= COMPARE_FILE_LIMIT:
+                return None
+            paths: list[str] = []
+            for file in changed:
+                paths += [name for name in (file.filename, file.previous_filename) if name and name not in paths]
             return paths
 
         try:

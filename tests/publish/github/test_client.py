@@ -38,7 +38,8 @@ def publisher(api, sleeps=None) -> GitHubPublisher:
 def test_first_run_creates_one_comment_and_one_check_run(github_api):
     outcome = publisher(github_api).publish(bundle(), CommentMode.STICKY, check_run=True)
     [comment] = github_api.comments[7]
-    assert comment["body"].startswith(marker("feedback-quality") + "\n## ✅ passed")
+    assert comment["body"].startswith(marker("feedback-quality") + f"\n<!-- llm-quality-gate:v1:full {SHA} -->\n"
+                                      "## ✅ passed")
     assert f"Updated for commit `{SHA[:7]}`" in comment["body"] and FOOTER_MARKER in comment["body"]
     [run] = github_api.check_runs
     assert (run["name"], run["head_sha"], run["status"], run["conclusion"]) == (

@@ -1,0 +1,142 @@
+"""The check run (or the commit status standing in for it) of `gate.publish.github.client.GitHubPublisher`.
+
+A check run carries the scope of the run that made it in `external_id` (`gate.publish.bundle.SCOPE_ID`). Branch
+protection reads the latest check run of a name on a commit, so a filtered or skipped run first lists the commit's
+check runs of its name and posts nothing where the latest of the gate's own covered everything: a matrix job with
+`--suite rubric`, or a path filter's skipped run, never turns a full run's failure into a pass. A full run always
+posts. The status fallback keeps the same rule, with the scope in the status's description.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from gate.errors import PublishError
+from gate.publish.bundle import SCOPE_ID, PublishBundle, Scope
+from gate.publish.github.hints import refusal_hint
+
+ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update
+STATUS_DESCRIPTION_LIMIT = 140
+OURS = "llm-quality-gate:"  # how every version of SCOPE_ID starts: a check run of the gate's own
+PARTIAL_STATUS = re.compile(r"\w+ \((filtered|skipped)\): ")  # a status a filtered or skipped run posted
+OUR_STATUS = re.compile(r"(pass|warn|fail|skipped|inconclusive)( \((filtered|skipped)\))?: ")  # any the gate posted
+
+
+class Checks:
+    """Posts one bundle's check run, or its commit status; one per GitHubPublisher, sharing its repository and
+    its retried `call`."""
+
+    def __init__(self, repo: Any, call: Callable[[Callable[[], Any]], Any]):
+        self._repo = repo
+        self._call = call
+
+    def publish(self, bundle: PublishBundle, head_sha: str, notes: list[str]) -> tuple[str | None, bool]:
+        """(the check run's URL, whether a commit status stood in for it); what went wrong is added to `notes`."""
+        from github.GithubObject import NotSet  # PyGithub's "not sent"; imported with the client, lazily
+
+        if bundle.scope != Scope.FULL and (refusal := self._full_run_check(bundle, head_sha)):
+            notes.append(refusal)
+            return None, False
+        annotations = [a.to_check_run() for a in bundle.annotations]
+        first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
+        output: dict[str, str | list[dict[str, str | int]]] = {
+            "title": bundle.title, "summary": bundle.summary, "annotations": first}
+        try:
+            run = self._call(lambda: self._repo.create_check_run(
+                name=bundle.check_name, head_sha=head_sha, status="completed", conclusion=bundle.conclusion,
+                output=output, details_url=bundle.run_url or NotSet, external_id=SCOPE_ID.format(scope=bundle.scope)))
+        except PublishError as exc:
+            return None, self._fall_back(bundle, head_sha, exc, notes)
+        for start in range(0, len(rest), ANNOTATIONS_PER_REQUEST):
+            batch = rest[start:start + ANNOTATIONS_PER_REQUEST]
+            try:
+                self._call(partial(run.edit, output={"title": bundle.title, "summary": bundle.summary,
+                                                     "annotations": batch}))
+            except PublishError as exc:
+                notes.append(f"could not add annotations {start + 51}–{start + 50 + len(batch)}: {exc}")
+                break
+        return getattr(run, "html_url", None), False
+
+    def foreign(self, name: str, head_sha: str) -> list[str]:
+        """What on `head_sha` already carries the name `name` and is not the gate's own: check runs of other apps
+        or workflow jobs, and commit statuses of other tools (as "check run <url>" / "commit status <state>").
+        An artifact from a fork names its own check run; posted under the name of another required check, its
+        verdict would stand in for that check's. Raises PublishError when GitHub cannot say."""
+        def check_runs() -> list[str]:
+            return [f"check run {r.html_url or r.id}"
+                    for r in self._repo.get_commit(head_sha).get_check_runs(check_name=name)
+                    if r.name == name and not str(r.external_id or "").startswith(OURS)]
+
+        def statuses() -> list[str]:
+            return [f"commit status ({s.state}: {s.description or ''})"[:120]
+                    for s in self._repo.get_commit(head_sha).get_statuses()
+                    if s.context == name and not OUR_STATUS.match(s.description or "")]
+        return list(dict.fromkeys(self._call(check_runs) + self._call(statuses)))
+
+    def _full_run_check(self, bundle: PublishBundle, head_sha: str) -> str | None:
+        """Why this filtered or skipped run must not post its check run (None: it may): the latest of the gate's
+        check runs named alike on this commit is a full run's, or the check runs cannot be read to tell."""
+        name = bundle.check_name
+
+        def ours() -> list[Any]:
+            runs = self._repo.get_commit(head_sha).get_check_runs(check_name=name)
+            return [r for r in runs if r.name == name and str(r.external_id or "").startswith(OURS)]
+        try:
+            runs = self._call(ours)
+        except PublishError as exc:
+            return (f"check run not posted: could not read the check runs of commit {head_sha[:7]} to tell whether "
+                    f"a full run posted `{name}` ({exc}), and a {bundle.scope} run never replaces one"
+                    + refusal_hint(exc, f"commit {head_sha[:7]}", "checks: read"))
+        latest = max(runs, key=lambda r: r.id, default=None)
+        if latest is None or latest.external_id != SCOPE_ID.format(scope=Scope.FULL):
+            return None
+        return (f"check run not posted: the latest `{name}` check run on commit {head_sha[:7]} is a full run's "
+                f"({latest.conclusion}, {latest.html_url}), and this {bundle.scope} run does not replace it (give it "
+                "its own `check_name`, or leave check_name unset for the derived one)")
+
+    def _fall_back(self, bundle: PublishBundle, head_sha: str, exc: PublishError, notes: list[str]) -> bool:
+        """A token that may not create check runs (403) posts a commit status instead; whether it did."""
+        hint = refusal_hint(exc, f"commit {head_sha[:7]}", "checks: write")
+        if exc.status != 403 or exc.rate_limited:  # a rate-limited status would fare no better
+            notes.append(f"could not create the check run: {exc}{hint}")
+            return False
+        if bundle.scope != Scope.FULL and (refusal := self._full_run_status(bundle, head_sha)):
+            notes.append(refusal)
+            return False
+        failure = self._publish_status(bundle, head_sha)
+        if failure is None:  # said only once it is so
+            notes.append(f"the token may not create check runs ({exc}); posted a commit status instead")
+            return True
+        notes.append(f"could not create the check run: {exc}{hint}")
+        notes.append(f"could not post a commit status either: {failure}"
+                     + refusal_hint(failure, f"commit {head_sha[:7]}", "statuses: write"))
+        return False
+
+    def _full_run_status(self, bundle: PublishBundle, head_sha: str) -> str | None:
+        """As `_full_run_check`, for the commit status of the check run's name (statuses come newest first)."""
+        name = bundle.check_name
+        try:
+            latest = self._call(lambda: next((s for s in self._repo.get_commit(head_sha).get_statuses()
+                                              if s.context == name), None))
+        except PublishError as exc:
+            return f"commit status not posted: could not read the statuses of commit {head_sha[:7]} ({exc})"
+        if latest is None or PARTIAL_STATUS.match(latest.description or ""):
+            return None
+        return (f"commit status not posted: `{name}` on commit {head_sha[:7]} is a full run's ({latest.state}), and "
+                f"this {bundle.scope} run does not replace it")
+
+    def _publish_status(self, bundle: PublishBundle, head_sha: str) -> PublishError | None:
+        """Post the verdict as a commit status (the check run's stand-in); the failure, None when posted."""
+        state = {"success": "success", "failure": "failure"}.get(bundle.conclusion, "success")
+        scope = "" if bundle.scope == Scope.FULL else f" ({bundle.scope})"
+        description = f"{bundle.verdict}{scope}: {bundle.title}"[:STATUS_DESCRIPTION_LIMIT]
+        try:
+            commit = self._repo.get_commit(head_sha)
+            self._call(lambda: commit.create_status(state=state, description=description, context=bundle.check_name,
+                                                    **({"target_url": bundle.run_url} if bundle.run_url else {})))
+        except PublishError as exc:
+            return exc
+        return None
