@@ -1,23 +1,30 @@
 # The llm-quality-gate image: `docker run` locally, the Docker action in workflows, or a job
 # `container:` on GPU runners (build with a CUDA torch index; the device is chosen automatically).
 #
-#   docker build -t llm-quality-gate .                                   # CPU; seed models from the hub
+#   docker build -t llm-quality-gate .                                   # CPU; only the embedded MiniLM
 #   scripts/build-wheelhouse && docker build --network none \
-#       --build-arg PIP_ARGS="--no-index --find-links /tmp/wheelhouse" --build-arg PULL_MODELS= \
+#       --build-arg PIP_ARGS="--no-index --find-links /tmp/wheelhouse" \
 #       -t llm-quality-gate .                                            # hermetic: wheels from ./wheelhouse
+#   docker build --build-arg PULL_MODELS="roberta-large holistic-ai/bias_classifier_albertv2" \
+#       -t llm-quality-gate:fat .                                        # hub models baked in (needs network)
 #   docker build --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128 --build-arg DEPS_LOCK= \
 #       -t llm-quality-gate:cuda .                                       # CUDA: no hashed lock for it (yet)
 #
 # Stages keep the wheelhouse and build tools out of the final image, and its layers run from what
 # changes least to what changes most: dependencies, models, then the gate itself (a small layer).
+#
+# No USER: a Docker action runs as whatever uid the runner gives it (root on GitHub-hosted runners, the
+# runner's uid on self-hosted ones, any `--user`), often one with no passwd entry and no writable HOME.
+# Everything here is readable by any uid, and every cache points at /tmp (writable by all); the gate
+# itself writes only into the workspace, and says which path, uid and fix when it cannot (exit 2).
+# Hub models are not baked in by default: the action's `model_dir` input names a workspace directory
+# (cached with actions/cache) that the gate fills from the hub on a miss, once per cache key.
 
 # A pinned Python 3.11 (the local torch wheels are cp311). Networks without Docker Hub pass a local
 # base with Python 3.11 and venv (scripts/docker-smoke builds one with debootstrap).
 ARG BASE_IMAGE=python:3.11.14-slim-bookworm
 
 FROM ${BASE_IMAGE} AS base
-# The runner's user on GitHub-hosted runners, so the action can write into the mounted workspace.
-ARG GATE_UID=1001
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONUNBUFFERED=1 \
@@ -26,6 +33,8 @@ ENV PIP_NO_CACHE_DIR=1 \
     PATH=/opt/llm-gate/venv/bin:${PATH} \
     LLM_GATE_MODEL_DIR=/opt/llm-gate/models \
     HF_HOME=/tmp/hf-home \
+    XDG_CACHE_HOME=/tmp/.cache \
+    MPLCONFIGDIR=/tmp/.cache/matplotlib \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1
 # Extra CA certificates (e.g. a TLS-inspecting proxy's): put *.crt files in ./certs/ before building.
@@ -33,7 +42,7 @@ COPY certs/ /usr/local/share/ca-certificates/llm-gate/
 RUN (command -v update-ca-certificates >/dev/null && update-ca-certificates >/dev/null 2>&1 || true) \
  && python3 -m venv "${VIRTUAL_ENV}" \
  && mkdir -p "${LLM_GATE_MODEL_DIR}" \
- && useradd --uid "${GATE_UID}" --create-home --shell /usr/sbin/nologin gate
+ && chmod 1777 /tmp
 
 # ---- dependencies: change only with requirements-image.lock (pyproject.toml, constraints.txt)
 FROM base AS deps
@@ -59,8 +68,9 @@ RUN if [ -n "${DEPS_LOCK}" ]; then \
 
 # ---- models: only the model-resolution module, so a change to the gate does not re-download them
 FROM deps AS models
-# Models baked into the image besides the embedded all-MiniLM-L6-v2 (needs network at build time).
-ARG PULL_MODELS="roberta-large holistic-ai/bias_classifier_albertv2"
+# Hub models to bake into the image besides the embedded all-MiniLM-L6-v2 (needs network at build time).
+# None by default: a fat image is a 1.4 GB download on every job; the `model_dir` input caches them instead.
+ARG PULL_MODELS=""
 COPY gate/__init__.py gate/errors.py gate/jsonpos.py gate/redact.py /tmp/pull/gate/
 COPY gate/io/ /tmp/pull/gate/io/
 COPY gate/runtime/__init__.py /tmp/pull/gate/runtime/
@@ -89,7 +99,6 @@ COPY --from=wheel /tmp/dist/ /tmp/dist/
 RUN pip install --no-index --no-deps /tmp/dist/*.whl \
  && rm -rf /tmp/dist \
  && llm-gate --version
-USER gate
 WORKDIR /github/workspace
 ENTRYPOINT ["llm-gate"]
 CMD ["--help"]

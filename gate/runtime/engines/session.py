@@ -38,13 +38,15 @@ EMBEDDING_LIBRARIES = ("sentence-transformers",)  # versions an embedding's fing
 
 class TorchRuntime:
     def __init__(self, config: RuntimeConfig, base_dir: Path, *, model_dirs: Sequence[Path] = (),
-                 hub_offline: bool = False):
-        """`model_dirs` (searched before <cache_dir>/models) and `hub_offline` come from `gate.settings`."""
+                 hub_offline: bool = False, pull_into: Path | None = None):
+        """`model_dirs` (searched before <cache_dir>/models), `hub_offline` and `pull_into` (the workflow's
+        `model_dir`, where a missing model is pulled) come from `gate.settings`."""
         self.config = config
         self.base_dir = base_dir
         self.cache_dir = Path(config.cache_dir)
         self.model_dirs = tuple(model_dirs)
         self.hub_offline = hub_offline
+        self.pull_into = pull_into
         self._device: DeviceChoice | None = None
         self.threads = 0  # set with the device
         self._resolved: dict[str, models.ResolvedModel] = {}
@@ -78,7 +80,8 @@ class TorchRuntime:
         if name not in self._resolved:
             self._resolved[name] = models.resolve(name, base_dir=self.base_dir, cache_dir=self.cache_dir,
                                                   allow_download=self.config.allow_download, role=role,
-                                                  extra_dirs=self.model_dirs, hub_offline=self.hub_offline)
+                                                  extra_dirs=self.model_dirs, hub_offline=self.hub_offline,
+                                                  pull_into=self.pull_into)
         return self._resolved[name]
 
     def engine_for(self, spec: BertScoreSpec) -> tuple[Any, int]:
