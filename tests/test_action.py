@@ -66,12 +66,29 @@ def test_outputs_are_the_ones_the_gate_writes():
     assert set(ACTION_YML["outputs"]) == written
 
 
+def test_the_source_action_is_the_action_built_from_this_checkout():
+    """The repository's own workflows gate pull requests with the pull request's code: an action identical to
+    action.yml (inputs, outputs, arguments: what a user's workflow gets) but for the image, the root Dockerfile."""
+    source = yaml.safe_load((REPO / ".github" / "actions" / "source" / "action.yml").read_text())
+    assert source["inputs"] == ACTION_YML["inputs"] and source["outputs"] == ACTION_YML["outputs"]
+    assert {**source["runs"], "image": None} == {**ACTION_YML["runs"], "image": None}
+    assert source["runs"]["image"] == "../../../Dockerfile"
+    assert (REPO / ".github" / "actions" / "source" / source["runs"]["image"]).resolve() == REPO / "Dockerfile"
+    done = check_jsonschema("vendor.github-actions", REPO / ".github" / "actions" / "source" / "action.yml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for path in WORKFLOWS:
+        uses = [str(s.get("uses")) for job in yaml.safe_load(path.read_text())["jobs"].values()
+                for s in job.get("steps", [])]
+        assert "./" not in uses, f"{path.name}: `uses: ./` would run the released image, not this checkout"
+
+
 def test_versions_match_the_package():
     assert ACTION == f"llm-quality-gate/llm-quality-gate@v{__version__}"
     assert f'org.opencontainers.image.version="{__version__}"' in (REPO / "Dockerfile").read_text()
     for used in re.findall(r"uses: llm-quality-gate/llm-quality-gate@(v[0-9.]+)", README):
         assert used == f"v{__version__}", used
-    assert ACTION_YML["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["${{ inputs.command }}"]}
+    # The prebuilt release image (tests/test_release.py checks it against every other place the version is named).
+    assert ACTION_YML["runs"]["image"] == f"docker://ghcr.io/llm-quality-gate/llm-quality-gate:{__version__}"
 
 
 def test_example_workflow_is_least_privilege_and_never_runs_fork_code_with_write_access():
@@ -85,7 +102,7 @@ def test_example_workflow_is_least_privilege_and_never_runs_fork_code_with_write
         assert permissions.get("contents") == "read"
     gate_flow = yaml.safe_load((REPO / ".github" / "workflows" / "quality-gate.yml").read_text())
     steps = gate_flow["jobs"]["quality-gate"]["steps"]
-    assert any(s.get("uses") == "./" for s in steps)
+    assert any(s.get("uses") == "./.github/actions/source" for s in steps)  # this checkout's code, not a release
     assert gate_flow["permissions"] == {"contents": "read"}  # writes are granted per job
     assert gate_flow["jobs"]["quality-gate"]["permissions"] == {"contents": "read", "pull-requests": "write",
                                                                 "checks": "write"}
@@ -186,5 +203,6 @@ def test_dockerignore_lets_in_everything_the_dockerfile_copies():
         for source in line.split()[:-1]:
             top = source.split("/")[0]
             assert top in allowed, f"{source} is copied but .dockerignore leaves it out"
-    assert "USER gate" in text and 'ENTRYPOINT ["llm-gate"]' in text
+    assert not re.search(r"^USER\b", text, flags=re.MULTILINE)  # any uid: the runner's choice
+    assert 'ENTRYPOINT ["llm-gate"]' in text
     assert "HF_HUB_OFFLINE=1" in text

@@ -1,0 +1,313 @@
+"""The release: one version everywhere, a release workflow with every step a release needs, and the OCI
+artifacts (SBOM, provenance) scripts/release-smoke attaches and verifies, checked against a real registry."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from importlib.metadata import version as installed_version
+from pathlib import Path
+
+import pytest
+import tomllib
+import yaml
+
+from gate import __version__
+from gate.commands.init import ACTION, init_repository
+from tests.conftest import REPO
+
+OWNER = "llm-quality-gate"
+IMAGE = f"ghcr.io/{OWNER}/llm-quality-gate"
+WORKFLOW = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+JOBS = WORKFLOW["jobs"]
+BIN = Path(sys.executable).parent
+
+spec = importlib.util.spec_from_file_location("oci_attach", REPO / "scripts" / "oci_attach.py")
+oci = importlib.util.module_from_spec(spec)
+sys.modules["oci_attach"] = oci  # dataclasses look their module up while the class is built
+spec.loader.exec_module(oci)
+
+
+# ---------------------------------------------------------------- one version everywhere
+
+def test_the_version_has_one_source():
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "version" not in pyproject["project"] and pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["hatch"]["version"]["path"] == "gate/__init__.py"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+
+
+def test_every_place_that_names_the_version_names_the_package_version(tmp_path):
+    """A release that bumps gate/__init__.py and forgets one of these fails here, not for users."""
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    assert action["runs"]["using"] == "docker"
+    assert action["runs"]["image"] == f"docker://{IMAGE}:{__version__}"  # the prebuilt release image
+    assert f'org.opencontainers.image.version="{__version__}"' in (REPO / "Dockerfile").read_text()
+    assert ACTION == f"{OWNER}/llm-quality-gate@v{__version__}"
+    readme = (REPO / "README.md").read_text()
+    used = re.findall(rf"uses: {OWNER}/llm-quality-gate(?:/[\w-]+)?@([\w.+-]*\w)", readme)
+    assert len(used) >= 4 and set(used) == {f"v{__version__}"}, used
+    init_repository(tmp_path)
+    for workflow in (tmp_path / ".github" / "workflows").glob("*.yml"):
+        steps = [s for job in yaml.safe_load(workflow.read_text())["jobs"].values() for s in job.get("steps", [])]
+        uses = {s["uses"] for s in steps if "llm-quality-gate" in str(s.get("uses"))}
+        assert uses == {ACTION}, (workflow.name, uses)
+
+
+# ---------------------------------------------------------------- the release workflow
+
+def steps_using(job: str, action: str) -> list[dict]:
+    return [s for s in JOBS[job]["steps"] if str(s.get("uses", "")).split("@")[0] == action]
+
+
+def test_release_runs_on_version_tags_only_and_is_least_privilege():
+    assert WORKFLOW[True] == {"push": {"tags": ["v*.*.*"]}}  # PyYAML reads the key `on` as True
+    assert WORKFLOW["permissions"] == {"contents": "read"}
+    assert {name: job["permissions"] for name, job in JOBS.items()} == {
+        "check": {"contents": "read"},
+        "image": {"contents": "read", "packages": "write", "id-token": "write", "attestations": "write"},
+        "dist": {"contents": "read"},
+        "pypi": {"id-token": "write"},
+        "major-tag": {"contents": "write"},
+    }
+    for job in JOBS.values():
+        for step in job.get("steps", []):
+            if "uses" in step:  # pinned to a release, never a branch
+                assert re.fullmatch(r"[\w.-]+/[\w.-]+@v\d+(\.\d+){0,2}", step["uses"]), step["uses"]
+
+
+def run_check_step(tmp_path: Path, tag: str, owner: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """The `check` job's script, run for real in the repository with the given tag and owner."""
+    script = next(s for s in JOBS["check"]["steps"] if s.get("id") == "version")["run"]
+    output = tmp_path / "output"
+    output.write_text("")
+    env = {**os.environ, "TAG": tag, "OWNER": owner, "GITHUB_OUTPUT": str(output),
+           "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60)
+    return done, dict(line.split("=", 1) for line in output.read_text().splitlines())
+
+
+def test_the_tag_must_be_the_package_version(tmp_path):
+    done, outputs = run_check_step(tmp_path, f"v{__version__}", "LLM-Quality-Gate")
+    assert done.returncode == 0, done.stdout + done.stderr
+    # GHCR paths are lowercase; the image is the one action.yml runs.
+    assert outputs == {"version": __version__, "major": __version__.split(".")[0], "image": IMAGE}
+    major, minor, patch = __version__.split(".")
+    done, outputs = run_check_step(tmp_path, f"v{major}.{minor}.{int(patch) + 1}", OWNER)
+    assert done.returncode == 1 and "is not the package version" in done.stdout and outputs == {}
+    done, _ = run_check_step(tmp_path, f"v{__version__}", "someone-else")  # a fork must point action.yml at its image
+    assert done.returncode == 1 and "runs.image is" in done.stdout
+
+
+def test_the_image_is_built_once_with_sbom_and_provenance_then_signed_and_attested_by_digest():
+    image = JOBS["image"]
+    assert image["needs"] == "check"
+    (build,) = steps_using("image", "docker/build-push-action")
+    digest = f"${{{{ steps.{build['id']}.outputs.digest }}}}"
+    assert build["with"]["push"] is True and build["with"]["sbom"] is True
+    assert build["with"]["provenance"] == "mode=max"
+    assert build["with"]["tags"].splitlines() == ["${{ needs.check.outputs.image }}:${{ needs.check.outputs.version }}",
+                                             "${{ needs.check.outputs.image }}:${{ needs.check.outputs.major }}"]
+    assert steps_using("image", "docker/setup-buildx-action") and steps_using("image", "docker/login-action")
+    order = [str(s.get("uses", s.get("run"))).split("@")[0] for s in image["steps"]]
+    assert order.index("docker/build-push-action") < order.index("sigstore/cosign-installer")
+    (sign,) = [s for s in image["steps"] if "cosign sign" in s.get("run", "")]
+    assert sign["run"] == 'cosign sign --yes "$IMAGE@$DIGEST"'  # by digest: a tag can move, a digest cannot
+    assert sign["env"] == {"IMAGE": "${{ needs.check.outputs.image }}", "DIGEST": digest}
+    (attest,) = steps_using("image", "actions/attest-build-provenance")
+    assert attest["with"] == {"subject-name": "${{ needs.check.outputs.image }}", "subject-digest": digest,
+                              "push-to-registry": True}
+
+
+def test_pypi_is_published_by_trusted_publishing_from_a_job_that_runs_no_repository_code():
+    dist, pypi = JOBS["dist"], JOBS["pypi"]
+    assert any("python -m build" in s.get("run", "") for s in dist["steps"])
+    assert steps_using("dist", "actions/upload-artifact")[0]["with"]["name"] == "dist"
+    assert set(pypi["needs"]) == {"check", "dist", "image"}  # only once the image is out
+    assert pypi["environment"]["name"] == "pypi"
+    assert [str(s.get("uses")).split("@")[0] for s in pypi["steps"]] == ["actions/download-artifact",
+                                                                          "pypa/gh-action-pypi-publish"]
+    assert not any("with" in s for s in steps_using("pypi", "pypa/gh-action-pypi-publish"))  # no token, no password
+    assert "secrets." not in json.dumps(pypi)
+
+
+def test_the_major_tag_moves_last_to_the_release_commit():
+    job = JOBS["major-tag"]
+    assert set(job["needs"]) == {"check", "image", "pypi"}
+    (step,) = job["steps"]
+    assert step["env"]["TAG"] == "v${{ needs.check.outputs.major }}" and step["env"]["SHA"] == "${{ github.sha }}"
+    assert "git/refs/tags/$TAG" in step["run"] and "force=true" in step["run"]
+
+
+# ---------------------------------------------------------------- the OCI artifacts (scripts/oci_attach.py)
+
+def test_the_empty_config_and_cosign_tags_are_the_spec_values():
+    assert oci.EMPTY_CONFIG["digest"] == "sha256:" + hashlib.sha256(b"{}").hexdigest()
+    digest = "sha256:" + "ab" * 32
+    assert oci.cosign_tag(digest, "sbom") == "sha256-" + "ab" * 32 + ".sbom"
+    assert oci.cosign_tag(digest) == "sha256-" + "ab" * 32
+    with pytest.raises(ValueError):
+        oci.cosign_tag("latest")
+    assert oci.purl_pypi("Sentence_Transformers", "2.13.0+cpu") == "pkg:pypi/sentence-transformers@2.13.0%2Bcpu"
+
+
+def test_the_sbom_lists_what_pip_finds_installed_at_the_installed_versions():
+    """From a real `pip inspect` of this environment; versions checked against importlib.metadata."""
+    done = subprocess.run([sys.executable, "-m", "pip", "inspect", "--local"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    digest = "sha256:" + "0" * 64
+    bom = oci.cyclonedx("localhost:5000/llm-quality-gate:1", digest, json.loads(done.stdout),
+                        [("libc6", "2.36-9+deb12u13", "amd64")])
+    assert bom["bomFormat"] == "CycloneDX" and bom["specVersion"] == "1.5"
+    assert bom["metadata"]["component"]["bom-ref"].endswith(f"@{digest}")
+    by_purl = {c["purl"]: c for c in bom["components"]}
+    for name in ("torch", "pyyaml", "llm-quality-gate"):
+        assert oci.purl_pypi(name, installed_version(name)) in by_purl, name
+    assert "pkg:deb/debian/libc6@2.36-9%2Bdeb12u13?arch=amd64" in by_purl
+
+
+@pytest.fixture
+def registry(tmp_path):
+    """Debian's docker-registry (the distribution 2.8 server) on a free loopback port, stopped by PID."""
+    binary = shutil.which("docker-registry")
+    if binary is None:
+        pytest.skip("docker-registry is not installed (apt-get install docker-registry)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "registry.yml"
+    config.write_text(f"version: 0.1\nlog: {{level: error, accesslog: {{disabled: true}}}}\n"
+                      f"storage: {{filesystem: {{rootdirectory: {tmp_path / 'data'}}}}}\n"
+                      f"http: {{addr: '127.0.0.1:{port}'}}\n")
+    process = subprocess.Popen([binary, "serve", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def push_image(registry: object, marker: bytes) -> str:
+    """A small but well-formed Docker v2 image (what `docker push` stores); returns its digest."""
+    config = json.dumps({"architecture": "amd64", "os": "linux", "marker": marker.decode()}).encode()
+    layer = b"layer " + marker
+    registry.put_blob(config)
+    registry.put_blob(layer)
+    media = "application/vnd.docker.distribution.manifest.v2+json"
+    body = json.dumps({"schemaVersion": 2, "mediaType": media,
+                       "config": {"mediaType": "application/vnd.docker.container.image.v1+json",
+                                  "size": len(config), "digest": oci.sha256(config)},
+                       "layers": [{"mediaType": "application/vnd.docker.image.rootfs.diff.tar.gzip",
+                                   "size": len(layer), "digest": oci.sha256(layer)}]}).encode()
+    registry.put_manifest(marker.decode(), body, media)
+    return oci.sha256(body)
+
+
+def attach_both(registry: object, digest: str, torch: str = "2.13.0+cpu") -> None:
+    inspect = {"installed": [{"metadata": {"name": "torch", "version": torch}},
+                             {"metadata": {"name": "llm_quality_gate", "version": __version__}}]}
+    sbom = oci.cyclonedx("localhost/llm-quality-gate:x", digest, inspect)
+    oci.attach(registry, digest, "sbom", json.dumps(sbom).encode())
+    oci.attach(registry, digest, "att", json.dumps(oci.provenance("localhost/llm-quality-gate", digest, {})).encode())
+
+
+EXPECTED = {"torch": "2.13.0+cpu", "llm-quality-gate": __version__}
+
+
+def test_attached_artifacts_verify_against_a_real_registry(registry):
+    reg = oci.Registry(registry, "llm-quality-gate")
+    digest = push_image(reg, b"one")
+    attach_both(reg, digest)
+    lines = oci.verify(reg, digest, EXPECTED)
+    assert f"sbom: torch {EXPECTED['torch']}" in lines and lines[-1].startswith("att: in-toto SLSA v1")
+    # Both are listed by the referrers tag schema's index, and a second attach replaces, not adds.
+    attach_both(reg, digest)
+    index = json.loads(reg.manifest(oci.cosign_tag(digest))[1])
+    assert sorted(m["artifactType"] for m in index["manifests"]) == ["application/vnd.cyclonedx+json",
+                                                                    "application/vnd.in-toto+json"]
+    with pytest.raises(oci.VerifyError, match="torch is 2.13.0\\+cpu, expected 2.12.0"):
+        oci.verify(reg, digest, {"torch": "2.12.0"})
+    with pytest.raises(oci.VerifyError, match="numpy is missing"):
+        oci.verify(reg, digest, {"numpy": "2.0.0"})
+    # The command line: exit 0 and the lines, or exit 1 with the reason.
+    cli = [sys.executable, str(REPO / "scripts" / "oci_attach.py")]
+    done = subprocess.run([*cli, "verify", registry, "llm-quality-gate", digest, "torch=2.13.0+cpu"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "sbom: torch 2.13.0+cpu" in done.stdout, done.stderr
+    done = subprocess.run([*cli, "verify", registry, "llm-quality-gate", digest, "torch=1"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stderr.startswith("FAIL: sbom: torch")
+
+
+def test_an_sbom_of_another_image_under_this_images_tag_fails(registry):
+    """Someone copies image B's SBOM manifest to image A's cosign tag: its subject gives it away."""
+    reg = oci.Registry(registry, "llm-quality-gate")
+    one, two = push_image(reg, b"one"), push_image(reg, b"two")
+    attach_both(reg, one)
+    attach_both(reg, two)
+    _, foreign = reg.manifest(oci.cosign_tag(two, "sbom"))
+    reg.put_manifest(oci.cosign_tag(one, "sbom"), foreign, oci.OCI_MANIFEST)
+    with pytest.raises(oci.VerifyError, match="subject is .* not the image"):
+        oci.verify(reg, one, EXPECTED)
+
+
+def test_an_artifact_missing_from_the_referrers_fails(registry):
+    reg = oci.Registry(registry, "llm-quality-gate")
+    digest = push_image(reg, b"one")
+    attach_both(reg, digest)
+    empty = json.dumps({"schemaVersion": 2, "mediaType": oci.OCI_INDEX, "manifests": []}).encode()
+    reg.put_manifest(oci.cosign_tag(digest), empty, oci.OCI_INDEX)
+    with pytest.raises(oci.VerifyError, match="not among the image's referrers"):
+        oci.verify(reg, digest, EXPECTED)
+
+
+def test_new_layers_are_the_ones_the_old_image_lacks(registry):
+    reg = oci.Registry(registry, "llm-quality-gate")
+    one, two = push_image(reg, b"one"), push_image(reg, b"two")
+    assert [layer["digest"] for layer in oci.new_layers(reg, one, two)] == [oci.sha256(b"layer two")]
+    assert oci.new_layers(reg, one, one) == []
+
+
+# ---------------------------------------------------------------- the scripts, and the end-to-end rehearsal
+
+@pytest.mark.parametrize("script", ["release-smoke", "oci_attach.py"])
+def test_scripts_are_executable_and_lint_clean(script):
+    path = REPO / "scripts" / script
+    assert path.stat().st_mode & 0o111, f"{script} must be executable"
+    if script.endswith(".py"):
+        done = subprocess.run([str(BIN / "ruff"), "check", "--quiet", str(path)], capture_output=True, text=True)
+    else:
+        assert subprocess.run(["bash", "-n", str(path)], capture_output=True).returncode == 0
+        if not shutil.which("shellcheck"):
+            return
+        done = subprocess.run(["shellcheck", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(os.environ.get("LLM_GATE_DOCKER_TESTS") != "1",
+                    reason="builds and runs the image (~10 min): set LLM_GATE_DOCKER_TESTS=1")
+def test_release_smoke_end_to_end():
+    """build -> push to a local registry -> pull by digest -> run as the action -> SBOM/provenance verified."""
+    done = subprocess.run([str(REPO / "scripts" / "release-smoke")], capture_output=True, text=True, timeout=3600,
+                          env={**os.environ, "PYTHON": sys.executable})
+    if done.returncode == 77:
+        pytest.skip("no Docker engine can run here: " + done.stderr.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "pull -> verdict:" in done.stdout and "sbom: torch " in done.stdout
