@@ -149,14 +149,7 @@ def changed_files(settings: Settings, event: dict[str, Any] | None, base_dir: Pa
     number = pull.get("number")
     if publisher is None or not isinstance(number, int):
         return None
-    try:
-        names = publisher.pull_request_files(number)
-    except PublishError:
-        return None
-    if names is None:
-        return None
-    root = vcs.toplevel(base_dir) or settings.github.workspace or Path.cwd()
-    return [root / name for name in names]
+    return _remote_files(settings, base_dir, lambda: publisher.pull_request_files(number))
 
 
 def _merge_group_files(settings: Settings, group: dict[str, Any], base_dir: Path,
@@ -170,8 +163,13 @@ def _merge_group_files(settings: Settings, group: dict[str, Any], base_dir: Path
     found = vcs.changed_files(base_dir, base, head)
     if found is not None or publisher is None:
         return found
+    return _remote_files(settings, base_dir, lambda: publisher.compared_files(base, head))
+
+
+def _remote_files(settings: Settings, base_dir: Path, fetch: Callable[[], list[str] | None]) -> list[Path] | None:
+    """The files GitHub names (`fetch`), as paths under the checkout; None when GitHub cannot say."""
     try:
-        names = publisher.compared_files(base, head)
+        names = fetch()
     except PublishError:
         return None
     if names is None:
