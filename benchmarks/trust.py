@@ -13,7 +13,7 @@ as `llm-gate baseline bless` / `bless --add` do); the candidate is one fresh run
 fraction f of the items (a broken answer: the kind's "broken" drop on that item). Each trial runs the real
 judge (`judge_suite` + `judge_gate`: change test, Holm correction, MDE, verdicts) on the recipe's checks.
 
-The recipe (README "Baselines"): bless K = 5 runs; per kind 2–3 change checks at suite scope with
+The recipe (docs/baselines.md): bless K = 5 runs; per kind 2–3 change checks at suite scope with
 `significant: true`; `alpha: 0.05`, `correction: holm`. `--recipe zero` (default) sets `max_decrease: 0` — fail
 on any significant drop (the report prints the MDE); `--recipe bound` sets `max_decrease` to the MDE that
 `llm-gate calibrate` proposes for that noise, so a check is never underpowered but needs the drop past it.
@@ -37,7 +37,7 @@ stated so they can be argued with:
 - stereotype:  drift_score q=|N(0.05,0.03)| noise 0.015, broken +0.2 (lower is better: max_increase)
 Shared per-run offsets (a whole run moving together) only where they are plausible: the LLM-graded
 faithfulness (0.1 × its item noise sd); the other values come from local models scoring independently
-sampled outputs. They are off by default; `--shared 1` turns them on (see README: with 3 blessed runs shared noise
+sampled outputs. They are off by default; `--shared 1` turns them on (see docs/baselines.md: with 3 blessed runs shared noise
 is barely measurable, and the false-alarm rate of a metric that has it rises to ~7 %: bless more runs).
 """
 

@@ -14,9 +14,10 @@ from gate import __version__
 from gate.commands.init import ACTION, init_repository
 from gate.errors import InputError
 from tests.conftest import REPO
+from tests.support import docs
 
 ACTION_YML = yaml.safe_load((REPO / "action.yml").read_text())
-README = (REPO / "README.md").read_text()
+README = docs.text()  # README.md and docs/**/*.md: the inputs table lives in docs/github.md
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 BIN = Path(sys.executable).parent
 
@@ -45,7 +46,7 @@ def test_inputs_are_snake_case_and_documented():
     for name, spec in ACTION_YML["inputs"].items():
         assert re.fullmatch(r"[a-z][a-z0-9_]*", name), name
         assert spec.get("description"), name
-        assert f"`{name}`" in README, f"document input {name} in the README"
+        assert f"`{name}`" in README, f"document input {name} in docs/github.md"
     for name in ACTION_YML["outputs"]:
         assert re.fullmatch(r"[a-z][a-z0-9_]*", name) and f"`{name}`" in README, name
 
@@ -115,7 +116,8 @@ def test_example_workflow_is_least_privilege_and_never_runs_fork_code_with_write
 def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
     written = init_repository(tmp_path)
     assert [p.relative_to(tmp_path).as_posix() for p in written] == [
-        "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-publish.yml"]
+        "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-publish.yml",
+        "baselines/feedback/example-exercise.json", "outputs/feedback/example.jsonl", ".gitignore"]
     from gate.run import read_config
 
     config = read_config(tmp_path / "gate.yml")  # the starter config is valid
@@ -123,7 +125,7 @@ def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
     assert ACTION in (tmp_path / ".github" / "workflows" / "llm-quality-gate.yml").read_text()
     with pytest.raises(InputError) as caught:
         init_repository(tmp_path)
-    assert len(caught.value.problems) == 3 and "--force" in caught.value.problems[0].fix
+    assert len(caught.value.problems) == 5 and "--force" in caught.value.problems[0].fix  # .gitignore: appended
     init_repository(tmp_path, force=True, fork_safe=False)
 
 

@@ -1,4 +1,5 @@
-"""The README stays true: its commands, its configuration reference, its report excerpt."""
+"""The README and the docs stay true: the set-up commands, the configuration guide, the metric names, the
+command table. (Every code block is checked in tests/test_docs.py.)"""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from pydantic import BaseModel
 from gate.config import SUITE_CONFIGS, GateConfig
 from gate.scorers import SCORERS
 from tests.conftest import REPO
+from tests.support import docs
 
 README = (REPO / "README.md").read_text()
+CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()  # the hand-written guide's field table
+DOCS = docs.text()  # README + docs/**/*.md
 
 
 def field_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
@@ -24,28 +28,31 @@ def field_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
 
 
 def test_every_config_field_is_in_the_reference():
-    documented = set(re.findall(r"^\| `([^`]+)` \|", README, flags=re.MULTILINE))
+    documented = set(re.findall(r"^\| `([^`]+)` \|", CONFIGURATION, flags=re.MULTILINE))
     expected = [p for p in field_paths(GateConfig) if p != "suites"]
     for suite_model in SUITE_CONFIGS:
         expected += [f"suites.<name>.{name}" for name in suite_model.model_fields]
     missing = [p for p in expected if p not in documented]
-    assert not missing, f"document these in the README's configuration reference: {missing}"
+    assert not missing, f"document these in docs/configuration.md's table: {missing}"
 
 
 def test_every_metric_and_kind_is_named():
     for kind, scorer in SCORERS.items():
-        assert f"`{kind}`" in README
+        assert f"`{kind}`" in DOCS
         for metric in scorer.metrics:
             family = metric.rsplit("_", 1)[0]  # `<metric>_<stat>` families are documented once
             pattern = scorer.metric_pattern
-            assert f"`{metric}`" in README or (pattern and pattern.match(metric) and f"`{family}`" in README), metric
+            assert f"`{metric}`" in DOCS or (pattern and pattern.match(metric) and f"`{family}`" in DOCS), metric
 
 
 def test_setup_commands_are_the_ones_ci_runs():
     assert 'pip install -c constraints.txt -e ".[test]" && llm-gate run --config examples/gate.yml' in README
     assert "HF_HUB_OFFLINE=1 python -m pytest -q" in README
+    getting_started = (REPO / "docs" / "getting-started.md").read_text()
+    assert 'pip install -c constraints.txt -e ".[test]" && llm-gate run --config examples/gate.yml' in getting_started
     ci = (REPO / ".ci" / "run").read_text()
-    assert 'pip install -q -c constraints.txt -e ".[test]"' in ci
+    assert 'pip install -q -c constraints.txt -e ".[test,docs]"' in ci  # the README's install, plus the docs site
+    assert "python -m mkdocs build --strict" in ci
     assert "HF_HUB_OFFLINE=1 python -m pytest -q" in ci
     assert "llm-gate run --config examples/gate.yml" in ci
     assert "torch==" in (REPO / "constraints.txt").read_text()
@@ -57,10 +64,39 @@ def test_every_command_in_the_table_exists():
     from gate.cli import app
 
     root = get_command(app)
-    for line in re.findall(r"^\| `llm-gate ([a-z]+(?: [a-z]+)?)", README, flags=re.MULTILINE):
+    table = re.findall(r"^\| `llm-gate ([a-z]+(?: [a-z]+)?)", (REPO / "docs" / "commands.md").read_text(),
+                       flags=re.MULTILINE)
+    assert len(table) >= 10
+    for line in table:
         words = line.split()
         command = root.commands.get(words[0]) if hasattr(root, "commands") else None
         assert command is not None, line
         if len(words) > 1 and words[1] in getattr(command, "commands", {}):
             continue
         assert len(words) == 1 or not hasattr(command, "commands"), line
+
+
+# Every section of the README before it became a landing page (issue 22) still has a home: README or docs/.
+OLD_SECTIONS = {
+    "Set-up: two commands": "getting-started.md", "The report": "report.md", "The bundled example": "example.md",
+    "Commands": "commands.md", "Use it in a GitHub workflow": "github.md", "Inputs and outputs": "github.md",
+    "Matrix jobs: compute in many, publish from one": "github.md",
+    "Sharding suites that outgrow one runner": "github.md", "Pull requests from forks": "github.md",
+    "Run it locally with docker run": "containers.md", "GPUs": "containers.md",
+    "How the RAG suite measures": "suites/rag.md", "How the heuristic suite measures": "suites/heuristic.md",
+    "How the stability suite measures": "suites/stability.md",
+    "How the stereotype suite measures": "suites/stereotype.md", "How the drift suite measures": "suites/drift.md",
+    "Baselines, history and trends": "baselines.md", "The recipe (what `benchmarks/trust.py` measures)": "baselines.md",
+    "Speed: one runtime, a persistent cache and a benchmark": "performance.md",
+    "Configuration reference (`gate.yml`)": "configuration.md", "Checks": "concepts.md",
+    "Models, offline first": "models.md", "Status": "development.md", "Development": "development.md",
+}
+
+
+def test_every_old_readme_section_has_a_home():
+    for title, page in OLD_SECTIONS.items():
+        text = (REPO / "docs" / page).read_text()
+        assert re.search(rf"^#+ {re.escape(title)}$", text, flags=re.MULTILINE), (title, page)
+    for kind in SCORERS:
+        text = (REPO / "docs" / "suites" / f"{kind}.md").read_text()
+        assert "## Input records" in text, kind

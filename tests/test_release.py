@@ -23,6 +23,7 @@ import yaml
 from gate import __version__
 from gate.commands.init import ACTION, init_repository
 from tests.conftest import REPO
+from tests.support import docs
 
 OWNER = "llm-quality-gate"
 IMAGE = f"ghcr.io/{OWNER}/llm-quality-gate"
@@ -52,9 +53,10 @@ def test_every_place_that_names_the_version_names_the_package_version(tmp_path):
     assert action["runs"]["image"] == f"docker://{IMAGE}:{__version__}"  # the prebuilt release image
     assert f'org.opencontainers.image.version="{__version__}"' in (REPO / "Dockerfile").read_text()
     assert ACTION == f"{OWNER}/llm-quality-gate@v{__version__}"
-    readme = (REPO / "README.md").read_text()
+    readme = docs.text()  # README.md and docs/**/*.md
     used = re.findall(rf"uses: {OWNER}/llm-quality-gate(?:/[\w-]+)?@([\w.+-]*\w)", readme)
     assert len(used) >= 4 and set(used) == {f"v{__version__}"}, used
+    assert f"uses: {OWNER}/llm-quality-gate@v{__version__}" in (REPO / "README.md").read_text()
     init_repository(tmp_path)
     for workflow in (tmp_path / ".github" / "workflows").glob("*.yml"):
         steps = [s for job in yaml.safe_load(workflow.read_text())["jobs"].values() for s in job.get("steps", [])]

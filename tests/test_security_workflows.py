@@ -1,13 +1,12 @@
 """Every workflow we ship or tell people to copy is least-privilege and never runs fork code with a
 write token: this repository's workflows, the ones `llm-gate init` writes, and every workflow in the
-README's ```yaml blocks."""
+README's and docs/' ```yaml blocks."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import yaml
 
 from gate.commands.init import init_repository
 from tests.conftest import REPO
+from tests.support import docs
 
 BIN = Path(sys.executable).parent
 LEVELS = {"read", "write", "none"}
@@ -24,12 +24,12 @@ UNTRUSTED_REFS = re.compile(r"github\.event\.(pull_request|workflow_run)\.head|g
 
 
 def readme_workflows() -> list[tuple[str, dict]]:
-    text = (REPO / "README.md").read_text()
+    """The workflows in the ```yaml blocks of README.md and docs/**/*.md (`README.md:LINE`, `docs/x.md:LINE`)."""
     found = []
-    for match in re.finditer(r"^( *)```yaml\n(.*?)^\1```", text, flags=re.MULTILINE | re.DOTALL):
-        block = yaml.safe_load(textwrap.dedent(match.group(2)))
-        if isinstance(block, dict) and "jobs" in block:
-            found.append((f"README.md:{text[:match.start()].count(chr(10)) + 1}", block))
+    for block in docs.blocks("yaml"):
+        data = yaml.safe_load(block.body)
+        if isinstance(data, dict) and "jobs" in data:
+            found.append((block.where, data))
     return found
 
 
@@ -72,7 +72,8 @@ def problems(flow: dict) -> list[str]:
 
 def test_there_are_workflows_to_check(tmp_path):
     names = [n for n, _ in shipped_workflows(tmp_path)]
-    assert len(names) >= 9 and sum(n.startswith("README.md") for n in names) >= 4, names
+    assert len(names) >= 9 and sum(n.startswith(("README.md", "docs/")) for n in names) >= 4, names
+    assert any(n.startswith("README.md") for n in names), names
 
 
 def test_every_workflow_is_least_privilege_and_safe_with_forks(tmp_path):

@@ -8,7 +8,7 @@ from gate.errors import PublishError
 READ_ONLY = "Resource not accessible by integration"  # GitHub's 403 for an Actions token without the permission
 READ_ONLY_HINT = ("the token cannot write here (a pull request from a fork gets a read-only token): upload the "
                   "report directory as an artifact and post it with `llm-gate publish` from a workflow_run "
-                  "workflow (README: Pull requests from forks)")
+                  "workflow (docs/github.md: Pull requests from forks)")
 RATE_LIMITED_HINT = ("GitHub rate limited the token (too many requests in a short time, e.g. many jobs publishing "
                      "at once); the report files and job summary are complete: re-run the job later to publish")
 
