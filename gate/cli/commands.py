@@ -1,6 +1,6 @@
-"""`llm-gate run`, `publish`, `init`, `schema`, `models list|pull` and `sample`: each parses its options, builds
-its `Settings` and makes one call; `run` calls `gate.run`, the pipeline. Imports happen inside the commands, so
-`--help` stays fast and never loads torch."""
+"""`llm-gate run`, `publish`, `init`, `validate`, `schema`, `models list|pull` and `sample`: each parses its
+options, builds its `Settings` and makes one call; `run` calls `gate.run`, the pipeline. Imports happen inside the
+commands, so `--help` stays fast and never loads torch."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from gate.settings import FailOn
 @app.command()
 def run(
     config: ConfigOption = None,
-    output_dir: Annotated[Path | None, typer.Option(help="Where reports go (default: report.output_dir).")] = None,
+    output_dir: Annotated[Path | None, typer.Option("--output-dir", "-o", help="Where reports go (default: report.output_dir).")] = None,  # noqa: E501
     suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Run only this suite (repeatable).")] = None,  # noqa: E501
     model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Score only this model (repeatable); replaces the suites' `models:`.")] = None,  # noqa: E501
     no_publish: Annotated[bool, typer.Option("--no-publish", help="Write files only; no summary, outputs or PR comment.")] = False,  # noqa: E501
@@ -38,7 +38,8 @@ def run(
     comment_mode: CommentModeOption = None,
     check_name: CheckNameOption = None,
     comment_title: CommentTitleOption = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or progress lines.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file written (default: one line).")] = False,  # noqa: E501
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
     shard: Annotated[str | None, typer.Option(help="Compute only shard i/N of the model work and save it (then `llm-gate merge`).")] = None,  # noqa: E501
     allow_paths_outside_workspace: Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name files outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read the runner's files.")] = False,  # noqa: E501
@@ -58,7 +59,7 @@ def run(
     with path_policy(allow_paths_outside_workspace):
         if chosen.shard:
             raise typer.Exit(int(pipeline.run_shard(chosen, quiet=quiet)))
-        raise typer.Exit(int(pipeline.run(chosen, quiet=quiet)))
+        raise typer.Exit(int(pipeline.run(chosen, quiet=quiet, verbose=verbose)))
 
 
 @app.command()
@@ -85,11 +86,28 @@ def init(
     fork_safe: Annotated[bool, typer.Option(help="Also write the workflow_run workflow that publishes for "
                                                  "pull requests from forks.")] = True,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    kinds: Annotated[str, typer.Option("--kinds", help="Suite kinds to start with, comma-separated: drift, stability, heuristic, rag, stereotype, or all. Each gets a suite in gate.yml and an example record file where it points.")] = "drift",  # noqa: E501
 ) -> None:
-    """Write a starter gate.yml and the GitHub workflow(s) that run it on pull requests."""
-    from gate.commands.init import init_repository
+    """Write a starter gate.yml that runs offline (the embedded all-MiniLM-L6-v2), example records for each
+    chosen suite kind, the GitHub workflow(s) that run it on pull requests, and .gitignore lines for what a
+    run generates (appended to an existing .gitignore)."""
+    from gate.commands.init import init_repository, parse_kinds
 
-    init_repository(directory, fork_safe=fork_safe, force=force)
+    init_repository(directory, kinds=parse_kinds(kinds), fork_safe=fork_safe, force=force)
+
+
+@app.command()
+def validate(config: ConfigOption = None, allow_paths_outside_workspace: AllowOutsideOption = False) -> None:
+    """Check gate.yml, every input record and baseline snapshot it names, and that its models are available
+    offline, without loading a model (no torch): all problems at once.
+
+    Exits 0 valid, 2 invalid config or input (located: file, line, field, expected, found, fix), 3 a model the
+    suites need is not available offline (`llm-gate models pull`)."""
+    from gate.commands.validate import validate_gate
+
+    chosen = settings(config)
+    with path_policy(allow_paths_outside_workspace):
+        raise typer.Exit(int(validate_gate(chosen.config_path, chosen.model_dirs)))
 
 
 @app.command()

