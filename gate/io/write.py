@@ -175,29 +175,28 @@ def write_xlsx_atomic(path: Path, sheets: dict[str, tuple[Sequence[str], Iterabl
     Every string is written as text, never as a formula: openpyxl stores a string that starts with `=` as a
     live formula, and model names, ids and responses are model- or PR-controlled (`=HYPERLINK(...)` would
     become a clickable link, `=WEBSERVICE(...)` a request, when a maintainer opens the workbook).
+    Write-only (streamed) workbook: a sheet of 50,000 records × 20 columns is not held as a million cell objects.
     """
     from openpyxl import Workbook
 
-    book = Workbook()
-    book.remove(book.active)
+    book = Workbook(write_only=True)
     for name, (columns, rows) in sheets.items():
         sheet = book.create_sheet(title=name[:31])  # Excel's limit for sheet names
-        for number, row in enumerate([list(columns), *rows], start=1):
-            for column, value in enumerate(row, start=1):
-                _xlsx_cell(sheet, number, column, value)
+        for row in (list(columns), *rows):
+            sheet.append([_xlsx_cell(sheet, value) for value in row])
     write_stream_atomic(path, book.save)
 
 
-def _xlsx_cell(sheet: Any, row: int, column: int, value: Any) -> None:
-    """One cell: a string as text (type `s`, whatever it starts with), a non-finite float as empty."""
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, TYPE_STRING
+def _xlsx_cell(sheet: Any, value: Any) -> Any:
+    """One cell's value: a string as a cell of type `s` (text, whatever it starts with — the write-only sheet would
+    bind a bare string to its own cell and make "=..." a formula), a non-finite float as empty, else the value."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, TYPE_STRING, WriteOnlyCell
 
     if isinstance(value, float) and not math.isfinite(value):
-        value = None
+        return None
     if isinstance(value, str):
         # XML 1.0 cannot hold most control characters (openpyxl would raise): each becomes U+FFFD
-        text = ILLEGAL_CHARACTERS_RE.sub("\ufffd", redact(value))
-        cell = sheet.cell(row=row, column=column)
-        cell.value, cell.data_type = text, TYPE_STRING  # assigning `value` alone turns "=..." into a formula
-        return
-    sheet.cell(row=row, column=column, value=redact(value))
+        cell = WriteOnlyCell(sheet)
+        cell.value, cell.data_type = ILLEGAL_CHARACTERS_RE.sub("\ufffd", redact(value)), TYPE_STRING
+        return cell
+    return redact(value)

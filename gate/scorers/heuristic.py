@@ -190,9 +190,14 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
     expected = expected_matrix(suite, data)
     groups, gaps, missing = [], [], []
     slots: list[Shortfall] = []
+    by_group: dict[tuple[str, str], list[_Scored]] = {}  # in record order, one pass: groups × records is quadratic
+    by_model: dict[str, list[_Scored]] = {}
+    for s in scored:
+        by_group.setdefault((s.record.model, s.record.category), []).append(s)
+        by_model.setdefault(s.record.model, []).append(s)
     for model in expected.models:
         for category in expected.prompts:
-            mine = [s for s in scored if s.record.model == model and s.record.category == category]
+            mine = by_group.get((model, category), [])
             key: Key = (("model", model), ("category", category))
             absent = _missing(expected, category, mine)
             missing += [Slot(model, category, p) for p in absent[1]]
@@ -204,10 +209,9 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
             groups.append(GroupResult("group", key, metrics, len(mine), _sources(mine)))
             gaps += [Unmeasured(key, m, "no responses" if not mine else "needs two or more responses")
                      for m, v in metrics.items() if v is None]
-        mine = [s for s in scored if s.record.model == model]
+        mine = by_model.get(model, [])
         total = sum(expected.count(c) for c in expected.prompts)
-        absent_total = sum(_missing(expected, c, [s for s in mine if s.record.category == c])[0]
-                           for c in expected.prompts)
+        absent_total = sum(_missing(expected, c, by_group.get((model, c), []))[0] for c in expected.prompts)
         metrics = _stats({}, mine) | _coverage(total, absent_total, mine)
         groups.append(GroupResult("model", (("model", model),), metrics, len(mine), _sources(mine)))
     columns = rubric.metric_names()

@@ -11,9 +11,9 @@ significance-tested check, metrics as functions of their items, and the multiple
 from gate.stats.change import POWER, ChangeTest, change_test, t_cdf, t_quantile
 from gate.stats.descriptive import maximum, mean, measured, std
 from gate.stats.multiple import Correction, adjust, strictest_level
-from gate.stats.paired import PairedDifference, PairedTest, paired_difference, wilcoxon_signed_rank
+from gate.stats.paired import PairedDifference, PairedTest, paired_difference, paired_differences, wilcoxon_signed_rank
 from gate.stats.statistics import ItemStatistic
 
 __all__ = ["POWER", "ChangeTest", "Correction", "ItemStatistic", "PairedDifference", "PairedTest", "adjust",
-           "change_test", "maximum", "mean", "measured", "paired_difference", "std", "strictest_level", "t_cdf",
-           "t_quantile", "wilcoxon_signed_rank"]
+           "change_test", "maximum", "mean", "measured", "paired_difference", "paired_differences", "std",
+           "strictest_level", "t_cdf", "t_quantile", "wilcoxon_signed_rank"]

@@ -53,22 +53,56 @@ def paired_difference(candidate: Sequence[float], baseline: Sequence[float], *, 
                       alpha: float = 0.05, resamples: int = 10_000, seed: int = 0) -> PairedDifference:
     """Is the mean paired difference different from 0? Bootstrap: the percentile CI excludes 0 (the
     resampling is seeded, so the same data gives the same interval); Wilcoxon: p < alpha."""
+    return paired_differences([(candidate, baseline)], method=method, alpha=alpha, resamples=resamples, seed=seed)[0]
+
+
+def paired_differences(pairs: Sequence[tuple[Sequence[float], Sequence[float]]], *, method: str = "bootstrap",
+                       alpha: float = 0.05, resamples: int = 10_000, seed: int = 0) -> list[PairedDifference]:
+    """`paired_difference` of each (candidate, baseline) pair, the bootstrap of all pairs of one length drawn once
+    (`gate.stats.bootstrap`: linear memory, the figures of resampling each pair on its own)."""
     import numpy as np
 
-    diffs = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
-    n = len(diffs)
-    if n == 0:
-        return PairedDifference(0, None, None, None, None, False, method)
-    mean_difference = float(diffs.mean())
-    if method == "wilcoxon":
-        test = wilcoxon_signed_rank(list(candidate), list(baseline))
-        significant = test.p_value is not None and test.p_value < alpha
-        return PairedDifference(n, mean_difference, None, None, test.p_value, significant, "Wilcoxon signed-rank")
-    if n < 2 or not diffs.any():
-        return PairedDifference(n, mean_difference, mean_difference, mean_difference, None, False,
-                                "paired bootstrap")
-    rng = np.random.default_rng(seed)
-    means = diffs[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
-    low, high = (float(x) for x in np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
-    return PairedDifference(n, mean_difference, low, high, None, low > 0 or high < 0,
-                            f"paired bootstrap, {resamples} resamples, {100 * (1 - alpha):g}% CI")
+    diffs = [np.asarray(c, dtype=float) - np.asarray(b, dtype=float) for c, b in pairs]
+    out: list[PairedDifference | None] = [None] * len(pairs)
+    resampled: dict[int, list[int]] = {}
+    for i, d in enumerate(diffs):
+        n = len(d)
+        if n == 0:
+            out[i] = PairedDifference(0, None, None, None, None, False, method)
+        elif method == "wilcoxon":
+            test = wilcoxon_signed_rank(list(pairs[i][0]), list(pairs[i][1]))
+            out[i] = PairedDifference(n, float(d.mean()), None, None, test.p_value,
+                                      test.p_value is not None and test.p_value < alpha, "Wilcoxon signed-rank")
+        elif n < 2 or not d.any():
+            mean = float(d.mean())
+            out[i] = PairedDifference(n, mean, mean, mean, None, False, "paired bootstrap")
+        else:
+            resampled.setdefault(n, []).append(i)
+    q = (100 * alpha / 2, 100 * (1 - alpha / 2))
+    for same_n in resampled.values():
+        for i, (low, high) in zip(same_n, _intervals([diffs[i] for i in same_n], resamples, seed, q), strict=True):
+            out[i] = PairedDifference(len(diffs[i]), float(diffs[i].mean()), low, high, None, low > 0 or high < 0,
+                                      f"paired bootstrap, {resamples} resamples, {100 * (1 - alpha):g}% CI")
+    return [o for o in out if o is not None]
+
+
+# A run scores a RAG suite twice (the planning pass of gate.steps.model_work, then for real) on the same per-query
+# values: the intervals, small, are kept for the process by the data's digest (as generation.py keeps ROUGE/BLEU).
+_MEMO: dict[tuple, tuple[float, float]] = {}
+_MEMO_SIZE = 4096
+
+
+def _intervals(diffs: list, resamples: int, seed: int, q: tuple[float, float]) -> list[tuple[float, float]]:
+    import hashlib
+
+    from gate.stats.bootstrap import percentile_intervals
+
+    keys = [(hashlib.blake2b(d.tobytes(), digest_size=16).digest(), len(d), resamples, seed, q) for d in diffs]
+    missing = [i for i, key in enumerate(keys) if key not in _MEMO]
+    if missing:
+        if len(_MEMO) + len(missing) > _MEMO_SIZE:
+            _MEMO.clear()
+        for i, interval in zip(missing, percentile_intervals([diffs[i] for i in missing], resamples, seed, q),
+                               strict=True):
+            _MEMO[keys[i]] = interval
+    return [_MEMO[key] for key in keys]

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.config import Significance
-from gate.stats import paired_difference
+from gate.stats import paired_differences
 
 LOWER_IS_BETTER = {"latency", "cost", "latency_p50", "latency_p95", "latency_p99", "cost_per_query"}
 # per-query item metric -> the name of its per-system mean (and of the Δ metric: delta_<name>)
@@ -52,23 +52,29 @@ class Row:
 def compare(candidate: Mapping[str, Mapping[str, float | None]], baseline: Mapping[str, Mapping[str, float | None]],
             per_query: Sequence[str], system_level: tuple[Mapping[str, float | None], Mapping[str, float | None]],
             significance: Significance) -> list[Row]:
-    rows = []
     cand_sys, base_sys = system_level
     shared = [key for key in candidate if key in baseline]
+    paired: dict[str, tuple[list[float], list[float]]] = {}
     for metric in per_query:
-        pairs: list[tuple[float, float]] = [
-            (c, b) for c, b in ((candidate[k].get(metric), baseline[k].get(metric)) for k in shared)
-            if c is not None and b is not None]
+        pairs = [(c, b) for c, b in ((candidate[k].get(metric), baseline[k].get(metric)) for k in shared)
+                 if c is not None and b is not None]
+        if pairs:
+            paired[metric] = ([c for c, _ in pairs], [b for _, b in pairs])
+    # One call for all metrics: the bootstrap draws its resamples once per number of pairs.
+    tests = dict(zip(paired, paired_differences(list(paired.values()), method=significance.method.value,
+                                                alpha=significance.alpha, resamples=significance.resamples,
+                                                seed=significance.seed), strict=True))
+    rows = []
+    for metric in per_query:
         name = SUMMARY_NAME.get(metric, metric)
         n_base = sum(1 for v in baseline.values() if v.get(metric) is not None)
         n_cand = sum(1 for v in candidate.values() if v.get(metric) is not None)
-        if not pairs:
+        if metric not in paired:
             rows.append(Row(name, base_sys.get(name), cand_sys.get(name), None, None, n=0, n_baseline=n_base,
                             n_candidate=n_cand))
             continue
-        cs, bs = [c for c, _ in pairs], [b for _, b in pairs]
-        test = paired_difference(cs, bs, method=significance.method.value, alpha=significance.alpha,
-                                 resamples=significance.resamples, seed=significance.seed)
+        cs, bs = paired[metric]
+        test = tests[metric]
         base, cand = sum(bs) / len(bs), sum(cs) / len(cs)
         row = Row(name, base_sys.get(name), cand_sys.get(name), test.mean_difference,
                   _pct(test.mean_difference, base), test.n, test.low, test.high, test.p_value, method=test.method,
