@@ -47,3 +47,78 @@ def test_model_free_suites_run_without_torch(tmp_path):
     assert [s["name"] for s in report["suites"]] == ["rubric", "retrieval"] and report["runtime"] is None
     retrieval = report["suites"][1]["groups"][0]["metrics"]
     assert retrieval["mrr"] > 0 and retrieval["rouge_l"] > 0 and retrieval["faithfulness"] is None
+
+
+def _small_model_gate(root) -> None:
+    """One suite per model engine (BERTScore, embedder, classifier), a few texts each, on the models the
+    repository carries (the embedded MiniLM and the example's HEARTS stand-in)."""
+    import json
+    import shutil
+
+    shutil.copytree(EXAMPLES / "models" / "hearts-standin", root / "hearts-standin")
+    exercise = {"id": 1, "title": "Observer", "submissions": [
+        {"id": n, "text": f"Answer {n} about the observer pattern.", "baseline_feedback": {
+            "timestamp": "2025-01-01", "model_version": "base", "feedback": [
+                {"title": "Roles", "description": f"The subject notifies observer {n}.", "credits": 2.0}]}}
+        for n in (1, 2)]}
+    (root / "exercise.json").write_text(json.dumps(exercise))
+    (root / "candidates.jsonl").write_text("".join(json.dumps(
+        {"exercise_id": 1, "submission_id": n, "model": "m", "feedback": [
+            {"title": "Roles", "description": f"Observer {n} is notified by the subject.", "credits": 1.5}]}) + "\n"
+        for n in (1, 2)))
+    (root / "stability.jsonl").write_text("".join(json.dumps(
+        {"model": "m", "task": "qa", "question_id": f"q{q}", "variant_id": f"v{v}", "answer_probability": 0.9,
+         "response": f"Answer {q}: evaporation, variant {v}."}) + "\n" for q in (1, 2) for v in (1, 2, 3)))
+    (root / "stereotype.jsonl").write_text("".join(json.dumps(
+        {"model": "m", "emgsd_text": "Women are too emotional.", "trait": "emotional",
+         "control_response": f"Leaders differ {n}.", "bias_response": f"Some are emotional {n}."}) + "\n"
+        for n in (1, 2)))
+    (root / "gate.yml").write_text(
+        "version: 1\nname: cached\n"
+        "models:\n  bertscore: {model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}\n"
+        "  stereotype: hearts-standin\n"
+        "suites:\n"
+        "  drift: {kind: drift, baseline: exercise.json, candidates: candidates.jsonl,"
+        " checks: {bertscore_f1: {min: 0}}}\n"
+        "  stability: {kind: stability, records: stability.jsonl, checks: {stability_coefficient: {min: 0}}}\n"
+        "  stereotype: {kind: stereotype, records: stereotype.jsonl, checks: {drift_score_mean: {max: 1}}}\n")
+
+
+def test_a_fully_cached_run_never_imports_torch(tmp_path):
+    """Nothing changed since the last run (every model output cached): no model loads and torch is never
+    imported (issue 23 item 3: seconds of imports and weights on every such PR), and the numbers are exactly
+    the cold run's."""
+    import json
+
+    _small_model_gate(tmp_path)
+
+    def run(out: str) -> tuple[str, dict]:
+        args = ["run", "--config", str(tmp_path / "gate.yml"), "--no-publish", "--quiet", "--output-dir",
+                str(tmp_path / out)]
+        line = run_probe(args, tmp_path)
+        return line, json.loads((tmp_path / out / "report.json").read_text())
+
+    cold_line, cold = run("cold")
+    assert "torch" in cold_line  # the first run computes: the probe does see torch when it is imported
+    warm_line, warm = run("warm")
+    assert warm_line.endswith("heavy=") and warm_line == cold_line.split(" heavy=")[0] + " heavy="
+    assert warm["runtime"]["encoded"]["texts"] == 0 and warm["runtime"]["cache"]["misses"] == 0
+    assert warm["runtime"]["cache"]["hits"] == cold["runtime"]["cache"]["written"] > 0
+    assert [s["groups"] for s in warm["suites"]] == [s["groups"] for s in cold["suites"]]
+
+
+def test_default_layers_and_rescaling_need_no_torch(tmp_path):
+    """Planning names bert-score's default layer (roberta-large: 17) and the replay rescales stored scores: a run
+    with every output cached does both, and importing bert_score.utils / the engine module would load torch."""
+    code = (
+        "import sys\n"
+        "from gate.runtime.api import BertScoreSpec, Fingerprint\n"
+        "from gate.runtime.engines.session import bertscore_result, resolve_layer\n"
+        "spec = BertScoreSpec(model='roberta-large', rescale_with_baseline=True)\n"
+        "layer = resolve_layer(spec)\n"
+        "scores = bertscore_result(spec, layer, [0.9], [0.9], [0.9], [False], 512, Fingerprint('roberta-large', 'w'))\n"
+        "print(layer, 0 < scores.f1[0] < 0.9, 'torch' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["17", "True", "False"]

@@ -5,8 +5,10 @@ run against a recorder that answers placeholders; what they asked for becomes a 
 blocks, `work/plan.py` -- hence the rule in `api.py` that the texts a scorer requests never depend on the
 values it gets back), *execute* (each block is encoded in one engine call on the torch engines, its texts
 found in the persistent cache adopted, into a `ResultStore`, `work/execute.py`, `work/cache.py`,
-`work/store.py`; shard i of N executes only its blocks and the merge joins the stores) and *replay* (the
-scorers run again against `StoreRuntime`, which answers bitwise what the engines computed, `work/replay.py`).
+`work/store.py`; an engine whose every output is cached is not even loaded, `work/cached.py`, so a run where
+nothing changed never imports torch; shard i of N executes only its blocks and the merge joins the stores) and
+*replay* (the scorers run again against `StoreRuntime`, which answers bitwise what the engines computed,
+`work/replay.py`).
 `api.py` is what scorers see (the `ModelRuntime` protocol and its plain result types), `engines/` holds the
 torch side (model resolution, device, BERTScore, embedder, classifier, `TorchRuntime`), `work/` the
 plan/execute/store/replay/cache machinery, and `facade.py` the few calls the pipeline makes. A new model

@@ -17,6 +17,8 @@ from gate.runtime.api import ClassifierLabels, RuntimeSummary
 from gate.runtime.engines.models import EMBEDDED_NAMES, ResolvedModel
 from gate.runtime.engines.models import pull as pull_model
 from gate.runtime.engines.models import resolve as resolve_model
+from gate.runtime.engines.progress import Mode as ProgressMode
+from gate.runtime.engines.progress import Reporter, engine_label, suites_label
 from gate.runtime.engines.progress import set_enabled as show_progress
 from gate.runtime.engines.session import TorchRuntime, resolve_layer
 from gate.runtime.work import (
@@ -34,9 +36,10 @@ from gate.runtime.work import (
 )
 from gate.runtime.work.plan import Request
 
-__all__ = ["EMBEDDED_NAMES", "ArrayCache", "NotInStore", "RecordingRuntime", "ResolvedModel", "ResultStore", "Shard",
-           "StoreRuntime", "TorchRuntime", "WorkPlan", "execute", "merge_stores", "model_work_summary", "open_cache",
-           "plan", "pull_model", "recorder", "resolve_model", "show_progress"]
+__all__ = ["EMBEDDED_NAMES", "ArrayCache", "NotInStore", "ProgressMode", "RecordingRuntime", "Reporter",
+           "ResolvedModel", "ResultStore", "Shard", "StoreRuntime", "TorchRuntime", "WorkPlan", "engine_label",
+           "execute", "merge_stores", "model_work_summary", "open_cache", "plan", "pull_model", "recorder",
+           "resolve_model", "show_progress", "suites_label"]
 
 
 def recorder(labels: Callable[[str], ClassifierLabels]) -> RecordingRuntime:
@@ -57,8 +60,9 @@ def open_cache(settings: RuntimeConfig) -> ArrayCache:
 
 
 def model_work_summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> RuntimeSummary | None:
-    """What the model work cost (None when the run had none: no model was loaded, torch never imported)."""
-    if not runtime.loaded_engines():
+    """What the model work cost (None when the run had none). A run whose every output was cached has a summary
+    (its cache hits) although no model loaded and torch was never imported."""
+    if not store.engines:
         return None
     return summary(runtime, cache, store)
 

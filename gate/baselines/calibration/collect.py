@@ -8,8 +8,6 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from scipy import special
-
 from gate.baselines.calibration.noise import Noise, detectable_change, fail_rate, noise_of, phi, threshold
 from gate.baselines.calibration.types import DIRECTIONS, Calibration, ChangeProposal, Proposal, Skipped
 
@@ -69,6 +67,8 @@ def calibrate(reports: Sequence[Mapping[str, Any]], directions: Mapping[str, Map
     if scope not in levels_seen:
         raise ValueError(f"a scope among the reports' levels ({', '.join(sorted(levels_seen))}), not {scope!r}")
     if z is None:
+        from scipy import special  # here: importing gate.baselines (every command does) must not load scipy
+
         tests = sum(len(e[4].means) for e in _at_scope(entries, scope)) or 1
         z = -float(special.ndtri(floor_budget / tests))
     _validate(reports, directions, z, warn_z, alpha)

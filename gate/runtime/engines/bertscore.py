@@ -30,7 +30,6 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokeniz
 from gate.errors import ConfigError, ModelUnavailable, Problem
 from gate.runtime.engines import batching, tokens
 from gate.runtime.engines.progress import model_progress
+from gate.runtime.engines.scores import RawBertScores  # defined without torch, for the cached runs' replay
 
 
 def _config_error(title: str, **problem) -> ConfigError:
@@ -47,14 +47,6 @@ def _config_error(title: str, **problem) -> ConfigError:
 
 
 _PREFIX_SPACE = (GPT2Tokenizer, RobertaTokenizer)  # bert-score encodes these with add_prefix_space=True
-
-
-@dataclass(frozen=True, eq=False)
-class RawBertScores:
-    precision: np.ndarray
-    recall: np.ndarray
-    f1: np.ndarray
-    windowed: np.ndarray  # bool per pair: the candidate or the reference was encoded in windows
 
 
 def greedy_cos_idf(cand, cand_mask, cand_weight, ref, ref_mask, ref_weight, empty):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +87,30 @@ def select(device: Device, precision: Precision, caps: CpuCaps | None = None) ->
             "runtime.precision 'bf16' needs a CPU with native bfloat16 (AVX512-BF16 or AMX); this one has none",
             fix="use `precision: auto` or `fp32` on this machine")
     return choice
+
+
+def peek(device: Device, precision: Precision) -> DeviceChoice | None:
+    """`select`'s answer when it is certain without importing torch, else None.
+
+    Fingerprints and cache keys name the precision; a run whose model outputs are all cached needs nothing else
+    of the device, and importing torch to learn "CPU, float32" costs seconds. Certain: `device: cpu`, or `auto`
+    on a machine where no CUDA device can be visible (`cuda_possible`). bf16 needs the CPU probe (torch)."""
+    if device is Device.CUDA or precision is Precision.BF16:
+        return None
+    if device is Device.CPU or not cuda_possible():
+        return choose(device, precision, cuda_available=False)
+    return None
+
+
+def cuda_possible() -> bool:
+    """False only where torch cannot see a CUDA device: macOS, or Linux without an NVIDIA device node (WSL2's
+    GPUs show as /dev/dxg). Anything else (Windows) may have one: ask torch."""
+    if sys.platform == "darwin":
+        return False
+    if sys.platform.startswith("linux"):
+        dev = Path("/dev")
+        return (dev / "dxg").exists() or any(dev.glob("nvidia[0-9]*")) or (dev / "nvidiactl").exists()
+    return True
 
 
 def available_cpus() -> int:

@@ -14,7 +14,7 @@ import numpy as np
 
 from gate import io
 from gate.errors import ConfigError, Problem
-from gate.runtime.engines.bertscore import RawBertScores
+from gate.runtime.engines.scores import RawBertScores
 
 
 def _config_error(title: str, **problem) -> ConfigError:

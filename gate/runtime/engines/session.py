@@ -7,6 +7,7 @@ torch and friends are imported on first use, never at import time.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +49,7 @@ class TorchRuntime:
         self.hub_offline = hub_offline
         self.pull_into = pull_into
         self._device: DeviceChoice | None = None
+        self._peeked: DeviceChoice | None = None  # `choice` decided without torch
         self.threads = 0  # set with the device
         self._resolved: dict[str, models.ResolvedModel] = {}
         self._bertscore: dict[tuple[Path, int], Any] = {}
@@ -62,6 +64,16 @@ class TorchRuntime:
             self._device = device.select(self.config.device, self.config.precision)
             self.threads = device.set_threads(self.config.threads)
         return self._device
+
+    @property
+    def choice(self) -> DeviceChoice:
+        """The device and precision, without importing torch where they are certain (`device.peek`): the
+        fingerprints and cache keys of a run whose model outputs are all cached need no more."""
+        if self._device is None and self._peeked is None:
+            from gate.runtime.engines import device
+
+            self._peeked = device.peek(self.config.device, self.config.precision)
+        return self._device or self._peeked or self.device
 
     def loaded_engines(self) -> list[Any]:
         return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values()]
@@ -179,7 +191,7 @@ class TorchRuntime:
 
     def _fingerprint(self, model: str, resolved: models.ResolvedModel, extra: Sequence[str] = ()) -> Fingerprint:
         return Fingerprint(model=model, weights=models.weights_digest(resolved, self.cache_dir),
-                           params=(("dtype", self.device.dtype),),
+                           params=(("dtype", self.choice.dtype),),
                            libraries=_library_versions("torch", "transformers", *extra),
                            source=f"{resolved.source.value}: {resolved.path}")
 
@@ -199,7 +211,7 @@ def bertscore_result(spec: BertScoreSpec, layer: int, precision: ArrayLike, reca
     baseline_file = None
     if spec.rescale_with_baseline:
         from gate.runtime.engines import rescale
-        from gate.runtime.engines.bertscore import RawBertScores
+        from gate.runtime.engines.scores import RawBertScores
 
         values = rescale.load_rescale_baseline(spec.model, layer, spec.lang, spec.baseline_path)
         scaled = rescale.rescale(RawBertScores(p, r, f, np.asarray(windowed, dtype=bool)), values)
@@ -230,14 +242,33 @@ def _quiet_transformers() -> None:
 
 def _default_layer(model: str) -> int:
     """bert-score's default layer for models it knows; anything else must say which layer."""
-    from bert_score.utils import model2layers
-
+    model2layers = _bert_score_layers()
     short = model.split("/")[-1] if model.startswith(("FacebookAI/", "google-bert/")) else model
     if short in model2layers:
         return model2layers[short]
     raise ConfigError("BERTScore model", [Problem(
         field="models.bertscore.layer", expected=f"a layer number for {model!r} (bert-score has no default for it)",
         found="null", fix="set `layer:`, e.g. 6 for all-MiniLM-L6-v2 or 17 for roberta-large")])
+
+
+@functools.cache
+def _bert_score_layers() -> dict[str, int]:
+    """bert-score's `model2layers`, read from its source: importing `bert_score.utils` imports torch and
+    transformers (seconds), and the planning pass of a run whose outputs are all cached needs only this table."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("bert_score")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    source = Path(next(iter(spec.submodule_search_locations))) / "utils.py"
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "model2layers"
+                                                for t in node.targets):
+            return {str(k): int(v) for k, v in ast.literal_eval(node.value).items()}
+    from bert_score.utils import model2layers  # the table is no longer a literal: ask the module
+
+    return dict(model2layers)
 
 
 def _library_versions(*names: str) -> tuple[tuple[str, str], ...]:

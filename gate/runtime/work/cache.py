@@ -21,6 +21,7 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from gate.io import blobs
 
 SCHEMA = "v1"
 MAGIC = b"llm-gate cache\x01"
-_DTYPES = ("float32", "float16", "bfloat16")  # bfloat16 is stored widened to float32
+_DTYPES = ("float32", "float16", "bfloat16", "float64")  # bfloat16 is stored widened to float32; float64: P/R/F
 EVICT_TO = 0.8  # after eviction the cache holds at most this share of the cap, so not every run evicts
 
 
@@ -74,26 +75,56 @@ class ArrayCache:
         return hashlib.sha256(json.dumps([SCHEMA, *parts], default=str).encode("utf-8")).hexdigest()
 
     def get_many(self, namespace: str, texts: Sequence[str],
-                 expect: Callable[[str, np.ndarray], bool] = lambda text, value: True
+                 expect: Callable[[str, np.ndarray], bool] = lambda text, value: True, *, counted: bool = True
                  ) -> dict[str, tuple[np.ndarray, bool]]:
-        """The valid entries among `texts`: text -> (array, flag). `expect` rejects arrays of the wrong shape."""
+        """The valid entries among `texts`: text -> (array, flag). `expect` rejects arrays of the wrong shape.
+        `counted` False: a lookup the statistics leave out (BERTScore's pair scores; the stats count texts)."""
         found: dict[str, tuple[np.ndarray, bool]] = {}
         for text in dict.fromkeys(texts):
-            entry = self._get(namespace, text, expect)
+            entry = self._get(namespace, text, expect, counted)
             if entry is None:
-                self._counts.misses += 1
+                self._counts.misses += counted
             else:
-                self._counts.hits += 1
+                self._counts.hits += counted
                 found[text] = entry
         return found
 
-    def put(self, namespace: str, text: str, value: np.ndarray, flag: bool = False) -> None:
+    def count_hits(self, texts: int) -> None:
+        """`texts` answered from the cache by entries looked up uncounted (an engine whose pairs were all cached)."""
+        self._counts.hits += texts
+
+    def get_manifest(self, namespace: str) -> dict[str, Any] | None:
+        """What a loaded engine said about itself (limits, width, labels), saved under its namespace by
+        `put_manifest`: with it, an engine whose outputs are all cached is never loaded."""
+        if self.root is None:
+            return None
+        path = self._manifest_path(namespace)
+        raw = blobs.read_blob(path)
+        try:
+            found = json.loads(raw.decode("utf-8")) if raw is not None else None
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if not isinstance(found, dict) or found.get("namespace") != namespace:
+            return None
+        blobs.touch(path)  # used: not the least recently used file when the size cap evicts
+        return found
+
+    def put_manifest(self, namespace: str, manifest: dict[str, object]) -> None:
+        if not self._writable or self.root is None:
+            return
+        try:
+            blobs.write_blob(self._manifest_path(namespace),
+                             json.dumps({**manifest, "namespace": namespace}, sort_keys=True).encode("utf-8"))
+        except OSError:
+            pass  # `put` says once that the cache is unwritable; a missing manifest only costs a model load
+
+    def put(self, namespace: str, text: str, value: np.ndarray, flag: bool = False, *, counted: bool = True) -> None:
         if not self._writable or self.root is None:
             return
         key = _key(namespace, text)
         try:
             blobs.write_blob(self._path(namespace, key), encode_entry(key, value, flag))
-            self._counts.written += 1
+            self._counts.written += counted
         except OSError as exc:  # read-only mount, permissions, disk full: go on without saving
             self._writable = False
             self._counts.notes.append(
@@ -117,7 +148,7 @@ class ArrayCache:
         c = self._counts
         return CacheStats(c.hits, c.misses, c.written, c.rejected, evicted, size, tuple(c.notes))
 
-    def _get(self, namespace: str, text: str, expect: Callable[[str, np.ndarray], bool]
+    def _get(self, namespace: str, text: str, expect: Callable[[str, np.ndarray], bool], counted: bool = True
              ) -> tuple[np.ndarray, bool] | None:
         if self.root is None:
             return None
@@ -128,8 +159,9 @@ class ArrayCache:
             return None
         entry = decode_entry(raw, key)
         if entry is None or not expect(text, entry[0]):
-            self._counts.rejected += 1
-            blobs.remove(path)
+            if counted:  # an uncounted lookup leaves it to the counted one that follows (`cached.from_cache`)
+                self._counts.rejected += 1
+                blobs.remove(path)
             return None
         blobs.touch(path)
         return entry
@@ -137,6 +169,10 @@ class ArrayCache:
     def _path(self, namespace: str, key: str) -> Path:
         assert self.root is not None
         return self.root / namespace[:24] / key[:2] / key
+
+    def _manifest_path(self, namespace: str) -> Path:
+        assert self.root is not None
+        return self.root / namespace[:24] / "engine.json"
 
 
 def _key(namespace: str, text: str) -> str:

