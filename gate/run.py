@@ -33,6 +33,7 @@ from gate.report.json_report import report_json
 from gate.results import SuiteResult
 from gate.runtime.api import RuntimeSummary
 from gate.runtime.facade import (
+    Reporter,
     ResultStore,
     Shard,
     StoreRuntime,
@@ -51,6 +52,7 @@ from gate.steps import (
     make_bundle,
     merge_model_work,
     print_summary,
+    progress_for,
     read_event,
     report_place,
     score,
@@ -61,14 +63,16 @@ from gate.steps import (
 )
 
 
-def run(settings: Settings, *, quiet: bool = False, shards: Sequence[Path] = ()) -> ExitCode:
-    """`llm-gate run`, and `llm-gate merge` when `shards` (files or directories) replace executing the model work."""
+def run(settings: Settings, *, quiet: bool = False, verbose: bool = False, shards: Sequence[Path] = ()) -> ExitCode:
+    """`llm-gate run`, and `llm-gate merge` when `shards` (files or directories) replace executing the model work;
+    `verbose` lists every file written, not one line for them."""
     show_progress(not quiet)
     config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
     io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the model work
-    results, model_work = measure(config, selected, base_dir, settings, shards=shards)
+    results, model_work = measure(config, selected, base_dir, settings, shards=shards,
+                                  shown=progress_for(settings, quiet))
     now = datetime.now(timezone.utc).replace(microsecond=0)
     pr = pull_request(settings, base_dir)
     comparisons = compare(config, results, base_dir, now, pr.changed_files)
@@ -82,7 +86,7 @@ def run(settings: Settings, *, quiet: bool = False, shards: Sequence[Path] = ())
     written, bundle = render(verdict, info, config, settings, base_dir, output_dir, pr.target)
     if settings.publish:
         publish(bundle, written, config, settings, pr.publisher)
-    print_summary(verdict, written)
+    print_summary(verdict, written, verbose=verbose)
     if record and verdict.suites:
         record_history(verdict, info, config, settings, base_dir, pr.publisher, past)
     return exit_code(verdict, settings.fail_on)
@@ -96,7 +100,7 @@ def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
     loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
     store = compute_model_work(loaded, config, torch_runtime(config, base_dir, settings), base_dir, shard=shard,
-                               cache=open_cache(config.runtime))
+                               cache=open_cache(config.runtime), shown=progress_for(settings, quiet))
     path = store.save(shard_file(output_dir, shard))
     encoded = sum(e.encoded for e in store.engines)
     sys.stdout.write(f"shard {shard.index}/{shard.count} of {config.name}: {len(store.blocks)} of "
@@ -114,21 +118,22 @@ def read_config(path: Path, *, output_dir_given: bool = False) -> GateConfig:
 
 
 def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_dir: Path, settings: Settings, *,
-            shards: Sequence[Path] = ()) -> tuple[list[SuiteResult], RuntimeSummary | None]:
+            shards: Sequence[Path] = (), shown: Reporter | None = None,
+            ) -> tuple[list[SuiteResult], RuntimeSummary | None]:
     """Records → model work (planned, then executed here or replayed from `shards`) → scores; no verdicts. Also
-    what the model work cost (None: none ran here)."""
+    what the model work cost (None: none ran here). `shown` displays the progress (None: nothing)."""
     grader = llm_grader(settings, selected, Path(config.runtime.cache_dir))  # refused before any model work
     loaded = load_suites(selected, base_dir)
     store, model_work = (replay(shards, loaded, config, base_dir) if shards
-                         else execute(loaded, config, base_dir, settings))
-    return score(loaded, config, StoreRuntime(store), base_dir, grader=grader), model_work
+                         else execute(loaded, config, base_dir, settings, shown))
+    return score(loaded, config, StoreRuntime(store), base_dir, grader=grader, shown=shown), model_work
 
 
-def execute(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
-            settings: Settings) -> tuple[ResultStore, RuntimeSummary | None]:
+def execute(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path, settings: Settings,
+            shown: Reporter | None = None) -> tuple[ResultStore, RuntimeSummary | None]:
     """The whole model work, planned and executed on this machine (reusing the persistent cache)."""
     runtime, cache = torch_runtime(config, base_dir, settings), open_cache(config.runtime)
-    store = compute_model_work(loaded, config, runtime, base_dir, cache=cache)
+    store = compute_model_work(loaded, config, runtime, base_dir, cache=cache, shown=shown)
     model_work = model_work_summary(runtime, cache, store)
     for note in model_work.notes if model_work else ():
         sys.stderr.write(f"warning: {note}\n")

@@ -67,6 +67,17 @@ def issue(kind: str, message: str, *, file: str | None = None, line: int | None 
     _redact.emit_command(command(kind, message, file=file, line=line, title=title))
 
 
+def group(title: str | None) -> None:
+    """Open a folded group of the log titled `title` (`::group::`), or close the open one (None: `::endgroup::`).
+
+    Through `issue`: a title from gate.yml (a suite's name) is escaped into the one line, so that it can
+    neither end the command early nor start one of its own."""
+    if title is None:
+        issue("endgroup", "")
+    else:
+        issue("group", title)
+
+
 def inert_commands(text: str) -> str:
     """`text` for the log with no line the runner would take as a workflow command (`::set-output`,
     `::add-mask::`, `::stop-commands::`): an input file's name or value quoted in an error message could

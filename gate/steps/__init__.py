@@ -14,9 +14,9 @@ from gate.steps.model_work import (
     shard_file,
     shard_files,
 )
-from gate.steps.output import guarded, make_bundle, print_summary, read_event, report_place, trends
+from gate.steps.output import guarded, make_bundle, print_summary, progress_for, read_event, report_place, trends
 from gate.steps.suites import LoadedSuite, load_suites, score, select_suites
 
 __all__ = ["SHARD_SUFFIX", "LoadedSuite", "compute_model_work", "guarded", "load_suites", "make_bundle",
-           "merge_model_work", "plan_model_work", "print_summary", "read_event", "report_place", "score",
-           "select_suites", "shard_file", "shard_files", "trends"]
+           "merge_model_work", "plan_model_work", "print_summary", "progress_for", "read_event", "report_place",
+           "score", "select_suites", "shard_file", "shard_files", "trends"]

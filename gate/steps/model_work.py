@@ -19,15 +19,18 @@ from gate.runtime.api import ClassifierLabels
 from gate.runtime.facade import (
     ArrayCache,
     NotInStore,
+    Reporter,
     ResultStore,
     Shard,
     StoreRuntime,
     TorchRuntime,
     WorkPlan,
+    engine_label,
     execute,
     merge_stores,
     plan,
     recorder,
+    suites_label,
 )
 from gate.scorers import get_scorer
 from gate.steps.suites import LoadedSuite, score
@@ -38,19 +41,36 @@ SHARD_SUFFIX = ".npz"
 def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
                     labels: Callable[[str], ClassifierLabels], block_texts: int | None = None) -> WorkPlan:
     """The planning pass: the scorers of suites with model work ask a `RecordingRuntime`; nothing runs."""
+    return _planned(loaded, config, base_dir, labels, block_texts)[0]
+
+
+def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
+             labels: Callable[[str], ClassifierLabels], block_texts: int | None) -> tuple[WorkPlan, dict[str, str]]:
+    """The plan, and each engine's label for the progress display: the suites it serves (one suite at a time
+    through the one recorder asks exactly what all at once would), then the engine."""
     recording = recorder(labels)
-    with_models = [s for s in loaded if get_scorer(s.config.kind).model_roles]
-    score(with_models, config, recording, base_dir, grader=_planning_grader)
-    return plan(recording.requests, config.runtime, block_texts)
+    users: dict[str, list[str]] = {}
+    for suite in (s for s in loaded if get_scorer(s.config.kind).model_roles):
+        asked = len(recording.requests)
+        score([suite], config, recording, base_dir, grader=_planning_grader)
+        for request in recording.requests[asked:]:
+            users.setdefault(request.engine.id, [])
+            if suite.name not in users[request.engine.id]:
+                users[request.engine.id].append(suite.name)
+    work = plan(recording.requests, config.runtime, block_texts)
+    return work, {e.key.id: " · ".join(filter(None, (suites_label(users.get(e.key.id, [])),
+                                                     engine_label(e.key.kind, e.key.name, e.key.layer))))
+                  for e in work.engines}
 
 
 def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
                        shard: Shard | None = None, block_texts: int | None = None,
-                       cache: ArrayCache | None = None) -> ResultStore:
+                       cache: ArrayCache | None = None, shown: Reporter | None = None) -> ResultStore:
     """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime),
-    reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones)."""
-    work = plan_model_work(loaded, config, base_dir, runtime.declared_labels, block_texts)
-    return execute(work, runtime, shard, cache)
+    reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones); `shown`
+    displays it, one task per engine labelled with the suites it serves."""
+    work, labels = _planned(loaded, config, base_dir, runtime.declared_labels, block_texts)
+    return execute(work, runtime, shard, cache, shown, labels)
 
 
 def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateConfig,

@@ -20,6 +20,7 @@ from gate.report.annotations import check_annotations
 from gate.report.context import RunInfo, significance_line
 from gate.report.formatting import WORDS, icon
 from gate.report.kinds.drift import seed_summary
+from gate.runtime.facade import Reporter
 from gate.scorers import get_scorer
 from gate.settings import Settings
 
@@ -33,6 +34,12 @@ def report_place(settings: Settings, base_dir: Path) -> dict[str, Any]:
     if settings.output_dir is not None:
         return {"field": "--output-dir (action input output_dir)", "file": None, "workspace": workspace}
     return {"field": "report.output_dir", "file": io.display_path(settings.config_path), "workspace": workspace}
+
+
+def progress_for(settings: Settings, quiet: bool) -> Reporter:
+    """The run's progress display: none with --quiet, bars on a terminal, else timestamped lines, each suite's
+    and engine's work a folded group of the log in GitHub Actions (the gate's own `::group::` commands)."""
+    return Reporter.for_run(quiet=quiet, in_actions=settings.github.in_actions, group=actions.group)
 
 
 def guarded(settings: Settings, what: str, action: Callable[[], T], default: T) -> T:
@@ -99,15 +106,22 @@ def identity(verdict: GateVerdict, config: GateConfig, settings: Settings) -> di
             "scope": publishing.run_scope(settings.suites, settings.models, skipped)}
 
 
-def print_summary(verdict: GateVerdict, written: report.WrittenReport) -> None:
-    """The verdict per suite and the files written, on stdout."""
+SHOWN_FILES = 4  # the summary names this many of the files written; --verbose lists all
+
+
+def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbose: bool = False) -> None:
+    """The verdict per suite and the files written (one line, or each file with `verbose`), on stdout.
+
+    Two counts stand side by side and count different things, so each says what it counts: `gate.yml checks`
+    are the thresholds judged (per suite, group or model), a drift suite's "Tests: x/y" (the seed's line) the
+    exercise × model pairs that met both of its thresholds."""
     out = sys.stdout
     out.write(f"{icon(verdict.verdict)} {verdict.name}: {WORDS[verdict.verdict]}\n")
     if verdict.skipped_reason:
         out.write(f"  skipped: {verdict.skipped_reason}\n")
     totals = {v: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     if any(totals.values()):
-        out.write("  checks: " + ", ".join(f"{n} {v.value}" for v, n in totals.items() if n) + "\n")
+        out.write("  gate.yml checks: " + ", ".join(f"{n} {v.value}" for v, n in totals.items() if n) + "\n")
     if verdict.counts_as is not verdict.verdict:
         out.write(f"  counts as {verdict.counts_as.value} (gate.yml: inconclusive: {verdict.inconclusive.value})\n")
     if line := significance_line(verdict):
@@ -119,6 +133,18 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport) -> None:
         out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): {WORDS[suite.verdict]}"
                   f" — checks: {counts or 'none'}\n")
         if suite.result.kind == "drift":
-            out.write(f"     {seed_summary(suite)[2]}\n")
-    for path in written.files:
-        out.write(f"  wrote {io.display_path(path)}\n")
+            out.write(f"     {seed_summary(suite)[2]} — exercise × model pairs\n")
+    out.write(written_line(written) + "\n")
+    if verbose:
+        for path in written.files:
+            out.write(f"    {io.display_path(path)}\n")
+
+
+def written_line(written: report.WrittenReport) -> str:
+    """`  wrote 16 files to gate-report/ (report.md, report.json, …)`: the files a run wrote, in one line."""
+    names = [path.relative_to(written.output_dir).as_posix() if path.is_relative_to(written.output_dir) else str(path)
+             for path in written.files]
+    shown = ", ".join(names[:SHOWN_FILES]) + (f", … {len(names) - SHOWN_FILES} more (--verbose lists them)"
+                                              if len(names) > SHOWN_FILES else "")
+    count = f"{len(names)} file{'s' if len(names) != 1 else ''}"
+    return f"  wrote {count} to {io.display_path(written.output_dir)}/ ({shown})"

@@ -19,6 +19,7 @@ from gate.config.located import locate
 from gate.errors import ConfigError, InputError, Problem
 from gate.results import SuiteResult
 from gate.runtime.api import ModelRuntime
+from gate.runtime.facade import Reporter
 from gate.scorers import get_scorer, samples
 from gate.scorers.base import Grader, ScoringContext
 
@@ -80,14 +81,19 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
 
 
 def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
-          base_dir: Path, grader: Grader | None = None) -> list[SuiteResult]:
-    """Every loaded suite's scorer over its records; `grader` is the RAG suites' LLM grader (None: none)."""
+          base_dir: Path, grader: Grader | None = None, shown: Reporter | None = None) -> list[SuiteResult]:
+    """Every loaded suite's scorer over its records; `grader` is the RAG suites' LLM grader (None: none); `shown`
+    shows each suite's scoring as a step of the run's progress (None: silent, as in the planning pass)."""
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=grader)
     results = []
     for s in loaded:
         interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
         scorer = get_scorer(s.config.kind)
-        result = scorer.score(s.name, s.config, s.data, context)
+        if shown is None:
+            result = scorer.score(s.name, s.config, s.data, context)
+        else:
+            with shown.step(s.name, f"scoring ({s.config.kind})"):
+                result = scorer.score(s.name, s.config, s.data, context)
         columns = result.value_names()
         # repeated samples of a prompt become one item: its mean, and the spread between samples as its noise
         results.append(samples.collapse(result, partial(scorer.statistic, s.config, columns=columns)))

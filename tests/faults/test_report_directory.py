@@ -226,7 +226,7 @@ def test_a_symlinked_output_directory_keeps_pointing_at_the_report(project, monk
     assert (project / "out").is_symlink() and not (project / "real" / "strict").exists()
     assert verdicts(project / "out") == {"publish.json": "pass", "report.json": "pass", "report.md": "pass"}
     printed = capsys.readouterr().out
-    assert "wrote real/report.md" in printed and ".tmp-" not in printed  # the final paths, not the staging ones
+    assert " to real/ (report.md" in printed and ".tmp-" not in printed  # the final paths, not the staging ones
 
 
 # `report_directory` killed (SIGKILL) at a given rename of its swap: 1 = old set aside, 0 = before any.
