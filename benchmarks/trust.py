@@ -37,8 +37,8 @@ stated so they can be argued with:
 - stereotype:  drift_score q=|N(0.05,0.03)| noise 0.015, broken +0.2 (lower is better: max_increase)
 Shared per-run offsets (a whole run moving together) only where they are plausible: the LLM-graded
 faithfulness (0.1 × its item noise sd); the other values come from local models scoring independently
-sampled outputs. They are off by default; `--shared 1` turns them on (see docs/baselines.md: with 3 blessed runs shared noise
-is barely measurable, and the false-alarm rate of a metric that has it rises to ~7 %: bless more runs).
+sampled outputs. They are off by default; `--shared 1` turns them on (see docs/baselines.md: with 3 blessed runs
+shared noise is barely measurable, and the false-alarm rate of a metric that has it rises to ~7 %: bless more runs).
 """
 
 from __future__ import annotations
