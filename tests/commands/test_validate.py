@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from huggingface_hub import constants as hf_constants
 
-from gate.cli import main
 from gate.errors import ExitCode
+from tests.commands.test_init import gate
 from tests.conftest import EXAMPLES, REPO
 
 PROBE = textwrap.dedent("""
@@ -38,12 +38,6 @@ def offline(tmp_path, monkeypatch):
     monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
 
 
-def gate(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["llm-gate", *args])
-    with pytest.raises(SystemExit) as caught:
-        main()
-    out, err = capsys.readouterr()
-    return int(caught.value.code or 0), out, err
 
 
 def test_the_example_is_valid_fast_and_torch_is_never_imported():
