@@ -4,6 +4,8 @@ formatted; a kind without a view of its own gets the generic one here (a table p
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import gate.report.per_model as per_model
@@ -13,9 +15,25 @@ from gate.report.formatting import icon, number
 from gate.report.kinds import VIEWS
 from gate.scorers import get_scorer
 
+# (id of the suite, worst_items) -> (the suite, weakly, and its view). One run renders the same suite's tables up to
+# nine times (report.md, then each level that the summary and the comment try while fitting GitHub's limit), and at
+# 10,000 groups each build is ~0.7 s; a view is never mutated (`cut_groups` copies), so one build serves them all.
+_BUILT: dict[tuple[int, int], tuple[weakref.ref, dict[str, Any]]] = {}
+
 
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
-    return VIEWS.get(suite.result.kind, _generic)(suite, worst_items)
+    """The kind's view of `suite` (built once per suite object and `worst_items`: the verdict is frozen)."""
+    key = (id(suite), worst_items)
+    found = _BUILT.get(key)
+    if found is not None and found[0]() is suite:
+        return found[1]
+    view = VIEWS.get(suite.result.kind, _generic)(suite, worst_items)
+    _BUILT[key] = (weakref.ref(suite, _forget(key)), view)  # gone with the suite
+    return view
+
+
+def _forget(key: tuple[int, int]) -> Callable[[object], None]:
+    return lambda _: _BUILT.pop(key, None) and None
 
 
 def _generic(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:

@@ -82,17 +82,17 @@ def test_a_failed_fsync_keeps_the_old_file(report, monkeypatch):
 
 
 def test_a_workbook_that_fails_to_save_keeps_the_old_file(tmp_path, monkeypatch):
-    from openpyxl import Workbook
+    from gate.io import xlsx
 
     path = tmp_path / "records.xlsx"
     io.write_xlsx_atomic(path, {"old": (["a"], [[1]])})
     before = path.read_bytes()
 
-    def fail(self, target):  # the temporary file's stream: half a zip is in it when the save dies
+    def fail(target, sheets):  # the temporary file's stream: half a zip is in it when the save dies
         target.write(b"PK\x03\x04 half a zip")
         raise Crash("killed while zipping")
 
-    monkeypatch.setattr(Workbook, "save", fail)
+    monkeypatch.setattr(xlsx, "write_workbook", fail)
     with pytest.raises(Crash):
         io.write_xlsx_atomic(path, {"new": (["b"], [[2]] * 100)})
     assert path.read_bytes() == before and leftovers(tmp_path) == []
