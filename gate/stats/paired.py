@@ -1,4 +1,4 @@
-"""Paired tests of two samples: the stereotype suite's Wilcoxon signed-rank test (scipy) and the RAG
+"""Paired tests of two samples: the stereotype suite's Wilcoxon signed-rank test (as scipy computes it) and the RAG
 comparison's paired bootstrap of a mean difference."""
 
 from __future__ import annotations
@@ -19,21 +19,17 @@ class PairedTest:
 
 
 def wilcoxon_signed_rank(first: Sequence[float], second: Sequence[float]) -> PairedTest:
-    """Two-sided Wilcoxon signed-rank test of first − second (scipy; zero differences dropped)."""
-    import warnings
-
-    from scipy import stats
+    """Two-sided Wilcoxon signed-rank test of first − second (zero differences dropped): scipy.stats.wilcoxon's
+    figures, computed by `gate.stats.wilcoxon` without importing scipy.stats (~0.8 s)."""
+    from gate.stats.wilcoxon import signed_rank_test
 
     pairs = [(a, b) for a, b in zip(first, second, strict=True) if a is not None and b is not None]
     method = "Wilcoxon signed-rank (two-sided)"
     if not any(a != b for a, b in pairs):
         return PairedTest(method, len(pairs), None, None,
                           "no pairs differ" if pairs else "no pairs")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # scipy warns about small samples; n is reported instead
-        result = stats.wilcoxon([a for a, _ in pairs], [b for _, b in pairs], zero_method="wilcox",
-                                alternative="two-sided")
-    return PairedTest(method, len(pairs), float(result.statistic), float(result.pvalue))
+    statistic, p = signed_rank_test([float(a) - float(b) for a, b in pairs])
+    return PairedTest(method, len(pairs), statistic, p)
 
 
 @dataclass(frozen=True)
