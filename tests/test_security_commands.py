@@ -219,7 +219,12 @@ def test_hostile_inputs_issue_no_command_on_stdout_or_stderr(hostile_cli):
     own = assert_only_own_commands(out, in_actions=in_actions) + assert_only_own_commands(err, in_actions=in_actions)
     if in_actions:  # annotations of the failing checks (notices: those that could not tell), the secret's mask
         kinds = {line.split("::")[1].split(" ")[0] for line in own}
-        assert {"add-mask", "error", "warning"} <= kinds <= {"add-mask", "error", "warning", "notice"}, own
+        assert {"add-mask", "error", "warning"} <= kinds <= {"add-mask", "error", "warning", "notice", "group",
+                                                            "endgroup"}, own
+        groups = [line for line in own if line.startswith(("::group::", "::endgroup::"))]
+        assert groups[0::2] == [g for g in groups if g.startswith("::group::")] and all(  # opened, then closed
+            g == "::endgroup::" for g in groups[1::2]), groups
+        assert not any("forged" in g for g in groups), groups  # log groups are titled by the gate, not by inputs
         assert any("forged-model" in line or "forged-file" in line for line in own if line.startswith("::error"))
 
 

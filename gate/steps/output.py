@@ -146,5 +146,7 @@ def written_line(written: report.WrittenReport) -> str:
              for path in written.files]
     shown = ", ".join(names[:SHOWN_FILES]) + (f", … {len(names) - SHOWN_FILES} more (--verbose lists them)"
                                               if len(names) > SHOWN_FILES else "")
+    if not names:
+        return f"  wrote no files to {io.display_path(written.output_dir)}/"
     count = f"{len(names)} file{'s' if len(names) != 1 else ''}"
     return f"  wrote {count} to {io.display_path(written.output_dir)}/ ({shown})"

@@ -165,6 +165,6 @@ def test_dashboard_gives_the_new_verdicts_their_icon_and_colour():
 def test_console_summary_counts_inconclusive_and_waived(capsys):
     print_summary(mixed_gate(), WrittenReport(Path("gate-report"), "", ()))
     out = capsys.readouterr().out
-    assert "  checks: 1 pass, 2 fail, 1 inconclusive, 1 waived\n" in out
+    assert "  gate.yml checks: 1 pass, 2 fail, 1 inconclusive, 1 waived\n" in out
     assert "Significance: 2 checks share α = 0.05" in out and "note: waiver for stab.recall" in out
     assert "— checks: 1 pass, 2 fail, 1 inconclusive, 1 waived" in out
