@@ -107,7 +107,7 @@ def validate(config: ConfigOption = None, allow_paths_outside_workspace: AllowOu
 
     chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
-        raise typer.Exit(int(validate_gate(chosen.config_path, chosen.model_dirs)))
+        raise typer.Exit(int(validate_gate(chosen.config_path, chosen.model_dirs, chosen.model_dir)))
 
 
 @app.command()

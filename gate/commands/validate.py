@@ -59,9 +59,11 @@ def _model_of(config: GateConfig, suite: SuiteBase, role: str) -> str:
     return getattr(suite, "embedding", None) or config.models.embedding
 
 
-def validate_gate(config_path: Path, model_dirs: Sequence[Path] = ()) -> ExitCode:
+def validate_gate(config_path: Path, model_dirs: Sequence[Path] = (), pull_into: Path | None = None) -> ExitCode:
     """Check `config_path` and all it names; print what was checked and what is missing. Raises InputError
-    (exit 2) with every input problem; returns RUNTIME_FAILURE (exit 3) when a model is not available offline."""
+    (exit 2) with every input problem; returns RUNTIME_FAILURE (exit 3) when a model is not available offline —
+    unless the workflow's `model_dir` (`pull_into`) is set: a run pulls a missing model into it, so validate
+    names what that run will download and passes."""
     started = time.perf_counter()
     config = read_config(config_path)
     base_dir = config_path.resolve().parent
@@ -85,7 +87,10 @@ def validate_gate(config_path: Path, model_dirs: Sequence[Path] = ()) -> ExitCod
     sys.stdout.write(f"{io.display_path(config_path)}: {suites} suite{'s' if suites != 1 else ''} and their inputs "
                      f"are valid; {snapshots} baseline snapshot{'s' if snapshots != 1 else ''} read "
                      f"({elapsed:.2f} s, no model loaded)\n")
-    if missing:
+    if missing and pull_into is not None:
+        sys.stdout.write(f"{missing} model(s) not available offline: a run pulls them from the hub into the model "
+                         f"directory {io.display_path(pull_into)} (model_dir), once per cache key\n")
+    elif missing:
         sys.stdout.write(f"{missing} model(s) not available offline: a run exits 3 until they are pulled or the "
                          "config points at a local model directory\n")
         return ExitCode.RUNTIME_FAILURE

@@ -109,6 +109,18 @@ def test_a_model_not_available_offline_exits_3_naming_it_and_the_fix(in_tmp, mon
     assert "1 suite and their inputs are valid" in out  # the inputs themselves are fine
 
 
+def test_with_a_model_dir_a_missing_model_is_one_the_run_will_pull(in_tmp, monkeypatch, capsys):
+    """The action's `model_dir`: a run pulls what is missing into it (once per cache key), so validate in the same
+    job says what will be downloaded, and passes."""
+    write_stereotype_gate(in_tmp)
+    monkeypatch.setenv("INPUT_MODEL_DIR", ".gate-models")
+    code, out, err = gate(monkeypatch, capsys, "validate")
+    assert code == ExitCode.PASSED, out + err
+    assert "holistic-ai/bias_classifier_albertv2 (stereotype classifier; s) -> NOT AVAILABLE OFFLINE" in out
+    assert "1 model(s) not available offline: a run pulls them from the hub into the model directory .gate-models" \
+        in out
+
+
 def test_a_suites_own_classifier_is_the_one_resolved(in_tmp, monkeypatch, capsys):
     """`classifier:` on the suite replaces models.stereotype: validate resolves what the run would load."""
     write_stereotype_gate(in_tmp, "    classifier: ./classifier\n")
