@@ -16,7 +16,7 @@ from gate.rubric import load_rubric
 from gate.scorers import SCORERS
 from gate.scorers.base import ScoringContext
 from gate.scorers.heuristic import Slot, score_heuristic
-from gate.scorers.heuristic_rules import score_response
+from gate.scorers.heuristic.rules import score_response
 from tests.support.fake_runtime import FakeRuntime
 
 CODE = 'def add(a, b):\n    """Add."""\n    return a + b\n'
@@ -257,7 +257,7 @@ def test_the_checkable_names_the_loader_knows_are_the_metrics_the_scorer_describ
     """gate/records checks gate.yml's checks against `suite_metric_names` without importing the scorer; the list
     must be exactly the scorer's catalogue, or a valid check is refused (or a typo passes) before scoring."""
     from gate.rubric import suite_metric_names
-    from gate.scorers.heuristic import _catalogue
+    from gate.scorers.heuristic.catalogue import _catalogue
 
     names = suite_metric_names(metrics)
     assert names == list(_catalogue(metrics))

@@ -13,7 +13,7 @@ from gate.errors import InputError
 from gate.records.heuristic import load_heuristic
 from gate.scorers.base import ScoringContext
 from gate.scorers.heuristic import HEURISTIC, score_heuristic
-from gate.scorers.heuristic_rules import score_response
+from gate.scorers.heuristic.rules import score_response
 from gate.scorers.samples import collapse
 from tests.support.fake_runtime import FakeRuntime
 

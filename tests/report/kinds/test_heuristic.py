@@ -9,7 +9,7 @@ from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
 from gate.report.kinds import heuristic
 from gate.results import GroupResult, Item, SuiteResult
 from gate.scorers.heuristic import HeuristicDetails, HeuristicItemDetails, HeuristicSettings, Shortfall, Slot
-from gate.scorers.heuristic_rules import Fired
+from gate.scorers.heuristic.rules import Fired
 
 
 def cell(model, category, mean, std=0.5, n=30):
