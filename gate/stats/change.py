@@ -26,7 +26,7 @@ runs, K ≥ 1). The metric is a statistic f of the items (`gate.stats.statistics
 Degenerate inputs are explicit: fewer than 2 pairs cannot be tested (`None`); identical pairs give SE 0,
 so a zero change has p = 1 and a non-zero one p = 0 on its side. An SE (and a change) below 1e-12 of the
 metric's size is floating-point rounding of the blessed means, not noise, and is taken as 0: a deterministic
-metric never fails on rounding. Pure numpy and scipy.special.
+metric never fails on rounding. Pure numpy; the t and F tails from `gate.stats.distributions`.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+import gate.stats.distributions as distributions
 from gate.stats.statistics import ItemStatistic
 
 RESAMPLES = 2000
@@ -117,11 +118,9 @@ def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], sta
 def shared_noise_p(run_var: float, item_var: float, runs: int, item_df: float) -> float:
     """P(F ≥ run_var / item_var) for F(runs − 1, item_df): could item noise alone spread the blessed runs'
     metric this much? (1.0 when item noise is zero and the runs agree.)"""
-    from scipy import special
-
     if item_var <= 0:
         return 0.0 if run_var > 0 else 1.0
-    return float(special.fdtrc(runs - 1, item_df, run_var / item_var))
+    return distributions.f_sf(runs - 1, item_df, run_var / item_var)
 
 
 @dataclass(frozen=True)
@@ -183,13 +182,9 @@ def _degenerate_p(estimate: float, side: str) -> float:
 
 def t_cdf(df: float, t: float) -> float:
     """P(T_df ≤ t) (scipy.special.stdtr; a normal for infinite df)."""
-    from scipy import special
-
-    return float(special.ndtr(t)) if math.isinf(df) else float(special.stdtr(df, t))
+    return distributions.t_cdf(df, t)
 
 
 def t_quantile(df: float, p: float) -> float:
-    """The p-quantile of Student's t with df degrees of freedom."""
-    from scipy import special
-
-    return float(special.ndtri(p)) if math.isinf(df) else float(special.stdtrit(df, p))
+    """The p-quantile of Student's t with df degrees of freedom (scipy.special.stdtrit)."""
+    return distributions.t_quantile(df, p)

@@ -16,6 +16,8 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from gate.stats.distributions import normal_cdf
+
 EXACT_MAX_N = 50  # scipy: method "auto" → "asymptotic" above this many pairs (zeros included)
 PERMUTATION_MAX_N = 13  # scipy: 2**13 ≤ 9999 resamples, so its permutation test enumerates every sign flip
 
@@ -91,14 +93,4 @@ def _asymptotic(n: int, ties: list[int], r_plus: float) -> float:
     mean = count * (count + 1.0) * 0.25
     variance = count * (count + 1.0) * (2.0 * count + 1.0)
     se = math.sqrt((variance - float(sum(t ** 3 - t for t in ties)) / 2) / 24)
-    return 2 * _normal_cdf(-abs((r_plus - mean) / se))
-
-
-def _normal_cdf(a: float) -> float:
-    """Φ(a) as cephes' ndtr (scipy.special.ndtr) computes it."""
-    x = a * math.sqrt(0.5)
-    z = abs(x)
-    if z < math.sqrt(0.5):
-        return 0.5 + 0.5 * math.erf(x)
-    y = 0.5 * math.erfc(z)
-    return 1 - y if x > 0 else y
+    return 2 * normal_cdf(-abs((r_plus - mean) / se))
