@@ -61,7 +61,7 @@ class Settings:
     comment: CommentMode | None = None  # overrides publish.comment of gate.yml
     comment_mode: CommentWhen | None = None  # overrides publish.comment_mode of gate.yml
     # What the check run is named and the sticky comment keyed by; None: gate.yml's, else derived from the gate's
-    # name and the run's filter (gate.publish.bundle.identity), so a filtered job never takes the full run's place
+    # name and the run's filter (gate.publish.bundle.derived_name), so a filtered job never takes the full run's place
     check_name: str | None = None
     comment_title: str | None = None
     check_run: bool | None = None  # overrides publish.check_run of gate.yml

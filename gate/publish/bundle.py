@@ -25,7 +25,6 @@ FOOTER_MARKER = "<!-- llm-quality-gate:footer -->"
 # What a run covered, as the check run's `external_id` and the comment's second (hidden) line: a filtered or
 # skipped run never replaces what a full run posted for the same commit
 SCOPE_ID = "llm-quality-gate:v1:{scope}"
-SCOPE_LINE = re.compile(r"<!-- llm-quality-gate:v1:(full|filtered|skipped)(?: ([0-9a-f]{7,64}))? -->")
 NAME_LIST_LIMIT = 60  # characters of suite (model) names a derived check name spells out
 
 
@@ -36,6 +35,11 @@ class Scope:
 
 
 SCOPES = (Scope.FULL, Scope.FILTERED, Scope.SKIPPED)
+# The comment's hidden scope line (`scope_line`) as `posted_scope` reads it back: its alternation is built from
+# SCOPES, so a scope added there is one the parser knows
+_BEFORE, _AFTER = SCOPE_ID.split("{scope}")
+SCOPE_LINE = re.compile(f"<!-- {re.escape(_BEFORE)}({'|'.join(map(re.escape, SCOPES))}){re.escape(_AFTER)}"
+                        r"(?: ([0-9a-f]{7,64}))? -->")
 
 
 class Conclusion:
@@ -75,7 +79,17 @@ def run_scope(suites: Sequence[str], models: Sequence[str], skipped: bool) -> st
     return Scope.FILTERED if suites or models else Scope.FULL
 
 
-def identity(gate: str, suites: Sequence[str], models: Sequence[str], skipped: bool = False) -> str:
+@dataclass(frozen=True)
+class PublishIdentity:
+    """What a run posts under and what it covered: the check run's name, the comment's title and the run's scope
+    (Scope), which decides what the run may replace on GitHub."""
+
+    check_name: str
+    comment_title: str
+    scope: str
+
+
+def derived_name(gate: str, suites: Sequence[str], models: Sequence[str], skipped: bool = False) -> str:
     """The default check-run name and comment title: the gate's name, with the filter of a filtered run, so that
     matrix jobs (`--suite a`, `--suite b`) post side by side and an unfiltered run keeps the name that branch
     protection requires. A skipped run keeps the gate's name: on a new commit its neutral check is how a path
@@ -110,14 +124,18 @@ def significant_change(verdict: GateVerdict) -> bool:
     return False
 
 
+# The verdicts that are not a clean result: `comment_mode: failures` comments on these, `changes` on these too
+NOT_CLEAN = frozenset(v.value for v in (Verdict.FAIL, Verdict.WARN, Verdict.INCONCLUSIVE))
+
+
 def comment_wanted(bundle: PublishBundle, when: CommentWhen) -> bool:
     """Whether `comment_mode` asks for a NEW comment for this run (an existing gate comment is updated anyway)."""
     if when is CommentWhen.OFF:
         return False
+    not_clean = bundle.verdict in NOT_CLEAN
     if when is CommentWhen.FAILURES:
-        return bundle.verdict in (Verdict.FAIL.value, Verdict.WARN.value, Verdict.INCONCLUSIVE.value)
+        return not_clean
     if when is CommentWhen.CHANGES:
-        not_clean = bundle.verdict in (Verdict.FAIL.value, Verdict.WARN.value, Verdict.INCONCLUSIVE.value)
         return not_clean or bundle.changed is not False
     return True
 

@@ -80,9 +80,9 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
     """The comment and check-run texts, fitted to GitHub's limit, and the annotations."""
     where = (f"`report.md` in this job's report artifact ([workflow run]({run.run_url}))" if run.run_url
              else f"`{run.output_dir}/report.md`")
-
-    limits = (sizing.GITHUB_TEXT_LIMIT - 1, sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD)
-    summary, comment = (report.fit_markdown(verdict, run, config.report, descriptions, n, where).text for n in limits)
+    summary, comment = fitted_texts(lambda limit: report.fit_markdown(verdict, run, config.report, descriptions,
+                                                                      limit, where))
+    posted_as = publish_identity(verdict, config, settings)
     return publishing.PublishBundle(
         gate=config.name, verdict=verdict.verdict.value,
         conclusion=publishing.conclusion(verdict.counts_as, settings.fail_on), title=publishing.check_title(verdict),
@@ -91,19 +91,34 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
         run_url=run.run_url,
         failed_checks=sum(s.count(CheckVerdict.FAIL) for s in verdict.suites),
         warned_checks=sum(s.count(CheckVerdict.WARN) for s in verdict.suites),
-        **identity(verdict, config, settings), changed=publishing.significant_change(verdict),
+        check_name=posted_as.check_name, comment_title=posted_as.comment_title, scope=posted_as.scope,
+        changed=publishing.significant_change(verdict),
         notes=(target.note,) if target.note else (),
     )
 
 
-def identity(verdict: GateVerdict, config: GateConfig, settings: Settings) -> dict[str, str]:
+def fitted_texts(fit: Callable[[int], sizing.Fitted]) -> tuple[str, str]:
+    """(the check-run summary, the comment): the report fitted to each one's limit, `fit(limit)`. Fitting keeps
+    the most detailed rendering within the limit, and renderings grow with the detail and rows they keep (what
+    `sizing.fit`'s bisection relies on), so the summary's fit, when it is no longer than the comment's smaller limit
+    (and not truncated, which names its limit), is the comment's fit too: most reports are rendered once, and only
+    one longer than the comment's limit is fitted again."""
+    summary = fit(sizing.GITHUB_TEXT_LIMIT - 1)
+    comment_limit = sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD
+    if not summary.truncated and len(summary.text) <= comment_limit:
+        return summary.text, summary.text
+    return summary.text, fit(comment_limit).text
+
+
+def publish_identity(verdict: GateVerdict, config: GateConfig, settings: Settings) -> publishing.PublishIdentity:
     """The check run's name, the comment's title (the workflow's, gate.yml's, else derived from the gate's name and
     the run's filter) and the scope that decides what the run may replace on GitHub."""
     skipped = verdict.verdict is Verdict.SKIPPED
-    derived = publishing.identity(config.name, settings.suites, settings.models, skipped)
-    return {"check_name": settings.check_name or config.publish.check_name or derived,
-            "comment_title": settings.comment_title or config.publish.comment_title or derived,
-            "scope": publishing.run_scope(settings.suites, settings.models, skipped)}
+    derived = publishing.derived_name(config.name, settings.suites, settings.models, skipped)
+    return publishing.PublishIdentity(
+        check_name=settings.check_name or config.publish.check_name or derived,
+        comment_title=settings.comment_title or config.publish.comment_title or derived,
+        scope=publishing.run_scope(settings.suites, settings.models, skipped))
 
 
 SHOWN_FILES = 4  # the summary names this many of the files written; --verbose lists all

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gate.config import CommentWhen
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.judge.types import Change, CheckResult, Op, SuiteVerdict, UnmeasuredPolicy
 from gate.publish.bundle import (
+    SCOPES,
     PublishBundle,
     comment_body,
     comment_wanted,
-    identity,
+    derived_name,
     marker,
     posted_scope,
     run_scope,
@@ -23,27 +26,27 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 
 
 def test_an_unfiltered_run_keeps_the_gate_name_so_required_checks_keep_working():
-    assert identity("quality", (), ()) == "quality"
+    assert derived_name("quality", (), ()) == "quality"
     assert run_scope((), (), skipped=False) == "full"
 
 
 def test_a_filtered_run_names_its_filter_sorted_and_deduplicated():
-    assert identity("quality", ("rubric",), ()) == "quality (suites: rubric)"
-    assert identity("quality", ("b", "a", "b"), ("m",)) == "quality (suites: a, b; models: m)"
-    assert identity("quality", ("a", "b"), ("m",)) == identity("quality", ("b", "a"), ("m",))
-    assert identity("quality", (), ("gpt-4o", "llama")) == "quality (models: gpt-4o, llama)"
+    assert derived_name("quality", ("rubric",), ()) == "quality (suites: rubric)"
+    assert derived_name("quality", ("b", "a", "b"), ("m",)) == "quality (suites: a, b; models: m)"
+    assert derived_name("quality", ("a", "b"), ("m",)) == derived_name("quality", ("b", "a"), ("m",))
+    assert derived_name("quality", (), ("gpt-4o", "llama")) == "quality (models: gpt-4o, llama)"
     assert run_scope(("a",), (), skipped=False) == run_scope((), ("m",), skipped=False) == "filtered"
 
 
 def test_a_long_filter_stays_short_and_distinct():
     many = tuple(f"suite-number-{i}" for i in range(12))
-    name = identity("quality", many, ())
+    name = derived_name("quality", many, ())
     assert len(name) < 60 and name.startswith("quality (suites: 12 selected, ")
-    assert name != identity("quality", many[:-1] + ("another-suite-name",), ())
+    assert name != derived_name("quality", many[:-1] + ("another-suite-name",), ())
 
 
 def test_a_skipped_run_keeps_the_gate_name_and_says_it_was_skipped():
-    assert identity("quality", ("nomatch*",), (), skipped=True) == "quality"
+    assert derived_name("quality", ("nomatch*",), (), skipped=True) == "quality"
     assert run_scope(("nomatch*",), (), skipped=True) == "skipped"
 
 
@@ -70,6 +73,24 @@ def bundle(verdict="pass", changed=None, scope="full", **fields) -> PublishBundl
 ])
 def test_when_a_new_comment_is_wanted(when, verdict, changed, wanted):
     assert comment_wanted(bundle(verdict, changed), when) is wanted
+
+
+def test_failures_and_changes_share_one_idea_of_a_result_that_is_not_clean():
+    """`failures` comments exactly on fail, warn and inconclusive; `changes` on those too, whatever `changed` says,
+    and with nothing significant stays quiet on the rest: the two modes cannot disagree about a verdict."""
+    for verdict in Verdict:
+        not_clean = verdict.value in ("fail", "warn", "inconclusive")
+        assert comment_wanted(bundle(verdict.value, True), CommentWhen.FAILURES) is not_clean
+        assert comment_wanted(bundle(verdict.value, False), CommentWhen.CHANGES) is not_clean
+        assert comment_wanted(bundle(verdict.value, True), CommentWhen.CHANGES) is True
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+@pytest.mark.parametrize("sha", [SHA, None])
+def test_every_scope_round_trips_through_the_comments_hidden_line(scope, sha):
+    """The parser's scopes are SCOPES themselves: whatever scope a run writes, the next run reads back."""
+    body = comment_body(dataclasses.replace(bundle(scope=scope), head_sha=sha))
+    assert posted_scope(body) == (scope, sha)
 
 
 def judged(*changes: Change | None) -> GateVerdict:

@@ -150,6 +150,24 @@ def test_an_artifact_may_not_post_under_another_checks_name(github_api, tmp_path
     assert [r["name"] for r in github_api.check_runs] == ["tests", "llm quality"]
 
 
+def test_an_untrusted_filtered_publish_lists_the_commits_check_runs_of_its_name_once(github_api, tmp_path,
+                                                                                       monkeypatch):
+    """A fork's `--suite strict` run: publish checks that no other check carries the artifact's name and that no
+    full run of the gate posted it: both rules read the same listing, fetched once."""
+    files = many_checks_project(tmp_path, monkeypatch, github_api.base_url, failing=1, warning=1)
+    monkeypatch.setenv("INPUT_PUBLISH", "false")  # the fork's run: files only
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q", "--suite", "strict") == 1
+    github_api.check_runs.append({"id": 80, "name": "many (suites: strict)", "head_sha": HEAD,
+                                  "conclusion": "success", "external_id": "llm-quality-gate:v1:filtered"})
+    as_workflow_run(tmp_path, monkeypatch, files)
+    monkeypatch.setenv("INPUT_PUBLISH", "true")
+    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", "gate-report") == 0
+    listings = [c for c in github_api.calls if c.method == "GET" and c.path.endswith(f"/commits/{HEAD}/check-runs")]
+    assert len(listings) == 1
+    assert [(r["name"], r["external_id"], r["conclusion"]) for r in github_api.check_runs[1:]] == [
+        ("many (suites: strict)", "llm-quality-gate:v1:filtered", "failure")]
+
+
 def run_cli_err(monkeypatch, *args) -> tuple[int, str]:
     import contextlib
     import io

@@ -32,6 +32,9 @@ class Checks:
     def __init__(self, repo: Any, call: Callable[[Callable[[], Any]], Any]):
         self._repo = repo
         self._call = call
+        # (commit, name) -> the commit's check runs of that name: publish's name guard (`foreign`) and the scope
+        # rule (`_full_run_check`) both read them, and an untrusted filtered bundle needs both; one GET serves both
+        self._listed: dict[tuple[str, str], list[Any]] = {}
 
     def publish(self, bundle: PublishBundle, head_sha: str, notes: list[str]) -> tuple[str | None, bool]:
         """(the check run's URL, whether a commit status stood in for it); what went wrong is added to `notes`."""
@@ -44,6 +47,7 @@ class Checks:
         first, rest = annotations[:ANNOTATIONS_PER_REQUEST], annotations[ANNOTATIONS_PER_REQUEST:]
         output: dict[str, str | list[dict[str, str | int]]] = {
             "title": bundle.title, "summary": bundle.summary, "annotations": first}
+        self._listed.pop((head_sha, bundle.check_name), None)  # the listing no longer says what is on the commit
         try:
             run = self._call(lambda: self._repo.create_check_run(
                 name=bundle.check_name, head_sha=head_sha, status="completed", conclusion=bundle.conclusion,
@@ -65,27 +69,29 @@ class Checks:
         or workflow jobs, and commit statuses of other tools (as "check run <url>" / "commit status <state>").
         An artifact from a fork names its own check run; posted under the name of another required check, its
         verdict would stand in for that check's. Raises PublishError when GitHub cannot say."""
-        def check_runs() -> list[str]:
-            return [f"check run {r.html_url or r.id}"
-                    for r in self._repo.get_commit(head_sha).get_check_runs(check_name=name)
-                    if r.name == name and not str(r.external_id or "").startswith(OURS)]
+        check_runs = [f"check run {r.html_url or r.id}" for r in self._check_runs(name, head_sha)
+                      if not str(r.external_id or "").startswith(OURS)]
 
         def statuses() -> list[str]:
             return [f"commit status ({s.state}: {s.description or ''})"[:120]
                     for s in self._repo.get_commit(head_sha).get_statuses()
                     if s.context == name and not OUR_STATUS.match(s.description or "")]
-        return list(dict.fromkeys(self._call(check_runs) + self._call(statuses)))
+        return list(dict.fromkeys(check_runs + self._call(statuses)))
+
+    def _check_runs(self, name: str, head_sha: str) -> list[Any]:
+        """The check runs named `name` on `head_sha`, listed once (until this object posts one); PublishError
+        when GitHub cannot say (not remembered: a later rule asks again)."""
+        if (head_sha, name) not in self._listed:
+            self._listed[(head_sha, name)] = self._call(lambda: [
+                r for r in self._repo.get_commit(head_sha).get_check_runs(check_name=name) if r.name == name])
+        return self._listed[(head_sha, name)]
 
     def _full_run_check(self, bundle: PublishBundle, head_sha: str) -> str | None:
         """Why this filtered or skipped run must not post its check run (None: it may): the latest of the gate's
         check runs named alike on this commit is a full run's, or the check runs cannot be read to tell."""
         name = bundle.check_name
-
-        def ours() -> list[Any]:
-            runs = self._repo.get_commit(head_sha).get_check_runs(check_name=name)
-            return [r for r in runs if r.name == name and str(r.external_id or "").startswith(OURS)]
         try:
-            runs = self._call(ours)
+            runs = [r for r in self._check_runs(name, head_sha) if str(r.external_id or "").startswith(OURS)]
         except PublishError as exc:
             return (f"check run not posted: could not read the check runs of commit {head_sha[:7]} to tell whether "
                     f"a full run posted `{name}` ({exc}), and a {bundle.scope} run never replaces one"

@@ -72,3 +72,15 @@ def test_comment_mode_failures_with_new_comments_and_off(github_api):
     assert failed.comment_action == "created" and len(github_api.comments[7]) == 1
     off = publisher(github_api).publish(bundle(conclusion="failure"), CommentMode.STICKY, False, CommentWhen.OFF)
     assert off.comment_action == "off (comment_mode: off)" and len(github_api.writes()) == 1
+
+
+def test_one_publisher_reads_the_check_runs_again_once_it_has_posted_one(github_api):
+    """The listing of a commit's check runs is shared by the rules of one publish, not kept past a post: a
+    publisher that posted a full run's check run since it last listed sees it."""
+    same = publisher(github_api)
+    assert same.publish(scoped("filtered"), CommentMode.OFF, check_run=True).check_run_url
+    assert same.publish(scoped("full", "failure"), CommentMode.OFF, check_run=True).check_run_url
+    refused = same.publish(scoped("filtered"), CommentMode.OFF, check_run=True)
+    assert refused.check_run_url is None and "is a full run's (failure" in refused.notes[0]
+    assert [r["external_id"] for r in github_api.check_runs] == ["llm-quality-gate:v1:filtered",
+                                                                 "llm-quality-gate:v1:full"]
