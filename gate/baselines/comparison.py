@@ -39,7 +39,7 @@ def read_snapshot(path: Path) -> Snapshot | None:
     """The snapshot at `path`; None when there is none. A file that is not a snapshot is an input error."""
     if not path.is_file():
         return None
-    document, problems = io.read_json_document(path)
+    document, problems = io.read_json_document(path, locate=False)
     if document is None:
         raise InputError("cannot read a baseline snapshot", problems)
     try:

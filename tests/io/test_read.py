@@ -132,9 +132,10 @@ def test_line_of_falls_back_to_the_deepest_known_container(in_tmp):
     assert document.line_of("missing", "deeper") == 1
 
 
-def test_a_json_syntax_error_has_its_line_and_column(in_tmp):
+@pytest.mark.parametrize("locate", [True, False])
+def test_a_json_syntax_error_has_its_line_and_column(in_tmp, locate):
     (in_tmp / "d.json").write_text('{"a": 1,\n  oops}')
-    document, [problem] = io.read_json_document(in_tmp / "d.json")
+    document, [problem] = io.read_json_document(in_tmp / "d.json", locate=locate)
     assert document is None and (problem.file, problem.line, problem.expected) == ("d.json", 2, "valid JSON")
     assert problem.found.endswith("at column 3")
 
@@ -144,17 +145,35 @@ def test_a_json_syntax_error_has_its_line_and_column(in_tmp):
     ("[" * 5000 + "]" * 5000, "JSON nested less than ~900 levels deep", "deeper nesting"),
     ('{"n": ' + "9" * 5000 + "}", "numbers of ordinary size", "4300 digits"),
 ])
-def test_documents_that_cannot_be_read_say_why(in_tmp, content, expected, found):
+@pytest.mark.parametrize("locate", [True, False])
+def test_documents_that_cannot_be_read_say_why(in_tmp, content, expected, found, locate):
     (in_tmp / "d.json").write_text(content)
-    document, [problem] = io.read_json_document(in_tmp / "d.json")
+    document, [problem] = io.read_json_document(in_tmp / "d.json", locate=locate)
     assert document is None and problem.expected == expected and found in problem.found
 
 
-def test_a_lone_surrogate_in_a_document_names_its_field_and_line(in_tmp):
+@pytest.mark.parametrize("locate", [True, False])
+def test_a_lone_surrogate_in_a_document_names_its_field_and_line(in_tmp, locate):
     (in_tmp / "d.json").write_text('{\n "a": ["fine", "\\ud800 half"]\n}')
-    _, [problem] = io.read_json_document(in_tmp / "d.json")
+    _, [problem] = io.read_json_document(in_tmp / "d.json", locate=locate)
     assert (problem.line, problem.field, problem.expected) == (2, "a[1]", "text that is valid Unicode")
     assert problem.found == "a lone surrogate \\ud800 at character 1"
+
+
+@pytest.mark.parametrize("content", ['\ufeff{"a": [1, 2.5e-3, "x\\u00e9\\ud83d\\ude00"], "b": {"a": null}, "a": true}',
+                                     '[{"k": -0.0, "n": 12345678901234567890}]'])
+def test_a_document_read_without_locating_is_the_same_value_with_no_lines(in_tmp, content):
+    (in_tmp / "d.json").write_text(content, encoding="utf-8")
+    located, _ = io.read_json_document(in_tmp / "d.json")
+    quick, problems = io.read_json_document(in_tmp / "d.json", locate=False)
+    assert not problems and quick.value == located.value and repr(quick.value) == repr(located.value)
+    assert quick.lines == {} and located.lines
+
+
+def test_a_non_finite_number_is_refused_without_locating_too(in_tmp):
+    (in_tmp / "d.json").write_text('{\n "a": NaN}')
+    document, [problem] = io.read_json_document(in_tmp / "d.json", locate=False)
+    assert document is None and problem.line == 2
 
 
 def test_a_missing_document_is_a_problem_not_an_exception(in_tmp):
