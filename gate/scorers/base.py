@@ -66,6 +66,9 @@ class Scorer(Generic[ConfigT, RecordsT]):
     # (suite name, suite config, data, context) -> measured values; no verdicts
     score: Callable[[str, ConfigT, RecordsT, ScoringContext], SuiteResult]
     model_roles: tuple[str, ...] = ()  # which of `models:` the kind loads ("bertscore", "embedding", ...)
+    # (as `score`) -> nothing: asks `context.runtime` exactly what `score` would, measuring nothing — the
+    # planning pass's cheap path (a RAG suite's text metrics cost more than its requests); None: it runs `score`
+    plan: Callable[[str, ConfigT, RecordsT, ScoringContext], None] | None = None
     # Metrics a suite's own definitions can add (a custom rubric's `<metric>_mean`), beyond `metrics`.
     metric_pattern: re.Pattern[str] | None = None
     # Group metric -> the item value it is the mean of, where the names differ beyond a `_mean` suffix

@@ -33,7 +33,7 @@ from gate.runtime.facade import (
     suites_label,
 )
 from gate.scorers import get_scorer
-from gate.steps.suites import LoadedSuite, score
+from gate.steps.suites import LoadedSuite, ask
 
 SHARD_SUFFIX = ".npz"
 
@@ -52,7 +52,7 @@ def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
     users: dict[str, list[str]] = {}
     for suite in (s for s in loaded if get_scorer(s.config.kind).model_roles):
         asked = len(recording.requests)
-        score([suite], config, recording, base_dir, grader=_planning_grader)
+        ask([suite], config, recording, base_dir, grader=_planning_grader)
         for request in recording.requests[asked:]:
             users.setdefault(request.engine.id, [])
             if suite.name not in users[request.engine.id]:

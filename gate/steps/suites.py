@@ -80,6 +80,17 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
     return Problem(**{**problem.__dict__, "record": f"suite {suite}"})
 
 
+def ask(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime, base_dir: Path,
+        grader: Grader | None = None) -> None:
+    """The planning pass: each suite asks `runtime` (a recorder) what its scoring will ask — through the scorer's
+    `plan` where it has one, else by scoring (the result is dropped)."""
+    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=grader)
+    for s in loaded:
+        interrupt.checkpoint()
+        scorer = get_scorer(s.config.kind)
+        (scorer.plan or scorer.score)(s.name, s.config, s.data, context)
+
+
 def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
           base_dir: Path, grader: Grader | None = None, shown: Reporter | None = None) -> list[SuiteResult]:
     """Every loaded suite's scorer over its records; `grader` is the RAG suites' LLM grader (None: none); `shown`

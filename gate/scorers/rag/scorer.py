@@ -35,6 +35,7 @@ from gate.results import (
     SuiteSettings,
     Unmeasured,
 )
+from gate.runtime.api import Embeddings
 from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.rag.checks import check_problem, per_query_metrics
 from gate.scorers.rag.generation import BLEU_STATISTICS, bleu_values, corpus_bleu, generation_metrics, texts_to_embed
@@ -99,15 +100,29 @@ class RagItemDetails(ItemDetails):
     which: str  # candidate | baseline
 
 
-def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
-    records = [("candidate", r) for r in data.candidates] + [("baseline", r) for r in data.baseline]
-    embedding = suite.embedding or context.gate.models.embedding
+def _records(data: RagData) -> list[tuple[str, RagRecord]]:
+    return [("candidate", r) for r in data.candidates] + [("baseline", r) for r in data.baseline]
+
+
+def _embedded(suite: RagSuiteConfig, records: list[tuple[str, RagRecord]],
+              context: ScoringContext) -> tuple[list[str], Embeddings] | None:
+    """The one model request of a RAG suite (None: it makes none): every text its generation metrics embed."""
     texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
+    model = suite.embedding or context.gate.models.embedding
+    return (texts, context.runtime.embed(model, texts)) if texts else None
+
+
+def plan_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> None:
+    _embedded(suite, _records(data), context)
+
+
+def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
+    records, embedding = _records(data), suite.embedding or context.gate.models.embedding
     fingerprint: dict[str, object] = {"embedding": None, "k": suite.k,
                                       "faithfulness_threshold": suite.faithfulness_threshold}
     lookup, truncation = {}, None
-    if texts:
-        embedded = context.runtime.embed(embedding, texts)
+    if (asked := _embedded(suite, records, context)) is not None:
+        texts, embedded = asked
         lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
         fingerprint["embedding"] = embedded.fingerprint.to_dict()
         truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
@@ -274,7 +289,7 @@ def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -
 
 RAG = Scorer(
     kind="rag", config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
-    levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag,
+    levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag, plan=plan_rag,
     model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,
     item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
                 "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
