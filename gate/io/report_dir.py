@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gate.errors import GateError, InputError, Problem, RuntimeFailure
-from gate.io.write import sync_directory, write_text_atomic
+from gate.io.write import staged_writes, sync_directory, write_text_atomic
 
 try:  # POSIX; elsewhere concurrent runs are not serialised
     import fcntl
@@ -96,7 +96,8 @@ def report_directory(output_dir: Path, *, field: str = "report.output_dir", file
             staging.mkdir()
             try:
                 in_block = True
-                yield staging
+                with staged_writes():
+                    yield staging
                 in_block = False
                 _swap(staging, target, carried, field, file)
             except BaseException:

@@ -29,3 +29,21 @@ def test_atomic_write_replaces_whole_file_and_cleans_up_on_failure(in_tmp, monke
 def test_csv_writes_full_precision_and_blanks_for_unmeasured(in_tmp):
     io.write_csv_atomic(in_tmp / "items.csv", ["a", "b", "c"], [[0.1 + 0.2, None, True]])
     assert (in_tmp / "items.csv").read_text() == "a,b,c\n0.30000000000000004,,true\n"
+
+
+def test_containers_below_the_inline_depth_are_one_line_each_and_the_value_is_unchanged():
+    import json
+    import math
+
+    from gate.io.write import to_json
+
+    value = {"schema": 1, "suites": [{"name": "s", "groups": [{"key": {"model": "m"}, "metrics": {"f1": math.nan}},
+                                                             {"key": {"model": "é<\u2028"}, "metrics": {}}]}],
+             "empty": {}, 3: None, "tuple": (1.5, -0.0, math.inf)}
+    plain = json.loads(to_json(value))
+    for depth in range(6):
+        text = to_json(value, inline_below=depth)
+        assert json.loads(text) == plain and text.endswith("}\n")
+    lines = to_json(value, inline_below=4).splitlines()
+    assert '        {"key": {"model": "m"}, "metrics": {"f1": null}},' in lines  # a group: one line, NaN as null
+    assert plain["3"] is None and plain["tuple"] == [1.5, -0.0, None]
