@@ -206,3 +206,15 @@ def test_stderr_cannot_carry_a_workflow_command(capsys):
     assert not [line for line in err.splitlines() if line.lstrip().startswith("::")], err
     assert "partial ::not at a line start" in err
     assert out == ":\u200b:warning::printed, not issued\n::warning::the gate's own command\n"
+
+
+def test_every_token_shape_is_masked_whatever_surrounds_it():
+    """The regular expression runs only on texts holding "_" and "gh"/"github_pat_": each shape it knows must
+    pass that filter, wherever it sits in a text."""
+    from gate.redact import redact
+
+    body = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    for token in [f"gh{kind}_{body}" for kind in "pousr"] + [f"github_pat_{body}_X9"]:
+        for text in (token, f"see {token}.", f"(x={token})\n", f"é {token} ok"):
+            assert token not in redact(text) and "***" in redact(text)
+    assert redact("through the high road") == "through the high road"

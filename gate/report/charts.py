@@ -42,6 +42,7 @@ def grouped_bars(title: str, groups: Sequence[tuple[str, Sequence[tuple[str, flo
                  unit: str = "") -> str:
     """One cluster of bars per group (e.g. an exercise), one bar per series (e.g. a model)."""
     series = list(dict.fromkeys(name for _, bars in groups for name, _ in bars))
+    position = {name: s for s, name in enumerate(series)}
     values = [v for _, bars in groups for _, v in bars if v is not None]
     if not groups or not values:
         return ""
@@ -58,7 +59,7 @@ def grouped_bars(title: str, groups: Sequence[tuple[str, Sequence[tuple[str, flo
         for name, value in bars:
             if value is None:
                 continue
-            s = series.index(name)
+            s = position[name]
             y = top + height * (hi - max(value, 0)) / (hi - lo)
             h = abs(value) * height / (hi - lo)
             parts.append(f'<rect class="bar s{s % SERIES}" x="{x0 + s * bar:.1f}" y="{min(y, zero):.1f}" '

@@ -13,7 +13,9 @@ import hashlib
 import json
 import math
 import random
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from html import escape
 from typing import Any
 
 import jinja2
@@ -37,6 +39,7 @@ DISTRIBUTIONS = {"drift": ("bertscore_f1", (0.0, 1.0)), "stereotype": ("drift_dr
                  "stability": ("stability_coefficient", None), "heuristic": ("final_score", (0.0, 10.0)),
                  "rag": ("rouge_l", (0.0, 1.0))}
 SERIES_FIELDS = ("model", "system")
+MAX_BARS = 400  # groups (bars) one 720-px chart can show, ~1.5 px each
 COMPARED = ("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy", "overall_score")
 
 
@@ -84,19 +87,35 @@ def _check_text(check: CheckResult, scorer: Any, gate: GateVerdict) -> dict[str,
 def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:
     result = suite.result
     scorer = get_scorer(result.kind)
+    bars, bars_note = _bar_charts(suite)
     return {
         "name": result.name, "kind": result.kind, "verdict": suite.verdict.value, "word": WORDS[suite.verdict],
         "icon": icon(suite.verdict), "notes": list(result.notes),
-        "checks": [{"icon": icon(c.verdict), "verdict": c.verdict.value, "scope": c.scope,
-                    "where": key_label(c.key) if c.scope != "suite" else "whole suite", "reason": why(c),
-                    **_check_text(c, scorer, gate)}
-                   for c in sorted(suite.checks, key=lambda c: over_time.ORDER[c.verdict])],
+        "checks": len(suite.checks),
+        "check_rows": _rows(_check_row(c, scorer, gate)
+                            for c in sorted(suite.checks, key=lambda c: over_time.ORDER[c.verdict])),
         "problems": sum(1 for c in suite.checks if c.verdict is not CheckVerdict.PASS),
         "tables": _tables(suite, scorer),
-        "charts": [Markup(svg) for svg in (*_bar_charts(suite), _distribution(suite), _comparison(suite)) if svg],
+        "charts": [Markup(svg) for svg in (*bars, _distribution(suite), _comparison(suite)) if svg],
+        "chart_note": bars_note,
         "comparisons": _comparison_tables(suite),
         "item_table": _items(suite),
     }
+
+
+def _check_row(check: CheckResult, scorer: Any, gate: GateVerdict) -> tuple[str, list[str]]:
+    text = _check_text(check, scorer, gate)
+    return check.verdict.value, [f"{icon(check.verdict)} {check.verdict.value}", text["metric"], check.scope,
+                                 key_label(check.key) if check.scope != "suite" else "whole suite", text["value"],
+                                 text["threshold"], why(check)]
+
+
+def _rows(rows: Iterable[tuple[str, Sequence[object]]]) -> Markup:
+    """A table's `<tr>`s, each cell escaped here: 10,000 groups' rows rendered cell by cell through the template's
+    autoescape took seconds. (row class, cells) per row; "" for no class."""
+    return Markup("".join((f'<tr class="{escape(kind, quote=True)}"><td>' if kind else "<tr><td>")
+                          + "</td><td>".join(escape(str(c), quote=True) for c in cells) + "</td></tr>"
+                          for kind, cells in rows))
 
 
 def _fmt(scorer, metric: str) -> str:
@@ -115,20 +134,25 @@ def _tables(suite: SuiteVerdict, scorer) -> list[dict[str, Any]]:
         fields = list(dict.fromkeys(k for g in groups for k, _ in g.key))
         tables.append({
             "title": "per " + " × ".join(fields), "columns": [*fields, "n", *metrics, "verdict"],
-            "rows": [[*(dict(g.key).get(f, "") for f in fields), str(g.n),
-                      *(number(g.metrics.get(m), _fmt(scorer, m)) for m in metrics),
-                      icon(v) if (v := suite.group_shown(level, g.key)) else ""] for g in groups]})
+            "body": _rows(("", [*(dict(g.key).get(f, "") for f in fields), str(g.n),
+                                *(number(g.metrics.get(m), _fmt(scorer, m)) for m in metrics),
+                                icon(v) if (v := suite.group_shown(level, g.key)) else ""]) for g in groups)})
     return tables
 
 
-def _bar_charts(suite: SuiteVerdict) -> list[str]:
+def _bar_charts(suite: SuiteVerdict) -> tuple[list[str], str | None]:
+    """Up to three bar charts of the groups' key metrics, and why there are none when the groups are too many to
+    draw (a 720-px chart of 10,000 bars shows nothing, and took seconds to write)."""
     result = suite.result
     # a baseline run (rag) is drawn beside the candidate systems
     groups = result.groups_at("group") + result.groups_at("baseline")
+    if len(groups) > MAX_BARS:
+        return [], (f"No bar charts: {len(groups):,} groups are more than a chart can show ({MAX_BARS}); the "
+                    "tables below list every group, sortable.")
     checked = [c.metric for c in suite.checks if c.scope == "group"]
-    out = []
+    out: list[str] = []
     for metric in dict.fromkeys([*CHART_METRICS.get(result.kind, ()), *checked]):
-        if not any(g.metrics.get(metric) is not None for g in groups):
+        if len(out) == 3 or not any(g.metrics.get(metric) is not None for g in groups):
             continue
         clusters: dict[str, list[tuple[str, float | None]]] = {}
         for g in groups:
@@ -139,7 +163,7 @@ def _bar_charts(suite: SuiteVerdict) -> list[str]:
             clusters.setdefault(cluster, []).append((series, g.metrics.get(metric)))
         out.append(charts.grouped_bars(f"{metric} per {' × '.join(k for k, _ in groups[0].key)}",
                                        list(clusters.items())))
-    return out[:3]
+    return out, None
 
 
 def _distribution(suite: SuiteVerdict) -> str:

@@ -66,3 +66,23 @@ def test_chart_labels_are_escaped_and_empty_data_gives_no_chart():
     assert "<b>" not in svg and "&lt;b&gt;" in svg and "&lt;m&gt;" in svg
     assert charts.grouped_bars("t", []) == "" and charts.histogram("t", []) == ""
     assert charts.trend("t", [("m", [("c1", 1.0)])]) == ""  # one point is no trend
+
+
+def verdict_with_groups(groups: int) -> GateVerdict:
+    result = SuiteResult(
+        name="fb", kind="drift", metrics={}, item_columns=("exercise", "model", "bertscore_f1"),
+        groups=tuple(GroupResult("group", (("exercise", str(g)), ("model", f"m{g % 3}")), {"bertscore_f1": 0.5}, 1)
+                     for g in range(groups)), items=())
+    return GateVerdict("gate", Verdict.PASS, (SuiteVerdict(result, (), Verdict.PASS, UnmeasuredPolicy.WARN),))
+
+
+def test_groups_too_many_to_chart_get_a_note_and_every_row_in_the_table():
+    few, many = (dashboard.render(verdict_with_groups(n), RUN) for n in (dashboard.MAX_BARS, dashboard.MAX_BARS + 1))
+    assert 'class="bar s' in few and "No bar charts" not in few
+    assert 'class="bar s' not in many and f"No bar charts: {dashboard.MAX_BARS + 1:,} groups" in many
+    assert many.count("<tr><td>") >= dashboard.MAX_BARS + 1  # the group table keeps them all
+
+
+def test_table_cells_are_escaped_where_the_rows_are_built():
+    html = dashboard.render(verdict_with(3, model=HOSTILE), RUN)
+    assert "<td>" + HOSTILE not in html and "&lt;/script&gt;&lt;script&gt;alert(1)" in html
