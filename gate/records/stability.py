@@ -46,6 +46,9 @@ class StabilityRecord(InputModel):
     def _log_probabilities(cls, values: list[float] | None) -> list[float] | None:
         if values is None:
             return None
+        # the usual list passes at C speed (a sum is finite only when every value is); the loop names the culprit
+        if not values or (math.isfinite(sum(values)) and max(values) <= 1e-6 and min(values) >= -MAX_MAGNITUDE):
+            return values or None
         for value in values:
             # below -1e6 is no probability a model reports (float32 stops near -104), and sums of such overflow
             if not math.isfinite(value) or value > 1e-6 or value < -MAX_MAGNITUDE:

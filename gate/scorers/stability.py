@@ -29,6 +29,7 @@ from gate.results import (
     SuiteSettings,
     Unmeasured,
 )
+from gate.runtime.api import Embeddings
 from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.item_statistics import stability_statistic
 from gate.similarity import cosine_matrix, off_diagonal_mean
@@ -111,10 +112,19 @@ class _Question:
 SINGLE_LISTED = 10  # questions with one response named in the note (report.json's `unmeasured` has them all)
 
 
+def _embedded(suite: StabilitySuiteConfig, data: StabilityData, context: ScoringContext) -> tuple[str, Embeddings]:
+    """The suite's one model request: every response's embedding."""
+    embedding = suite.embedding or context.gate.models.embedding
+    return embedding, context.runtime.embed(embedding, [r.response for r in data.records])
+
+
+def plan_stability(name: str, suite: StabilitySuiteConfig, data: StabilityData, context: ScoringContext) -> None:
+    _embedded(suite, data, context)
+
+
 def score_stability(name: str, suite: StabilitySuiteConfig, data: StabilityData,
                     context: ScoringContext) -> SuiteResult:
-    embedding = suite.embedding or context.gate.models.embedding
-    embedded = context.runtime.embed(embedding, [r.response for r in data.records])
+    embedding, embedded = _embedded(suite, data, context)
     vectors = embedded.vectors
     any_probability = any(r.answer_probability is not None or r.token_logprobs for r in data.records)
     by_question: dict[tuple, list[int]] = {}
@@ -261,6 +271,7 @@ STABILITY = Scorer(
     default_checks=DEFAULT_CHECKS,
     load=load_stability,
     score=score_stability,
+    plan=plan_stability,
     model_roles=("embedding",),
     item_columns_of=lambda suite: tuple(c for c in ITEM_COLUMNS[3:] if c != "probability_source"),
     item_statistic=stability_statistic,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -205,7 +206,7 @@ def decode_entry(raw: bytes, key: str) -> tuple[np.ndarray, bool] | None:
         return None
     payload = raw[start + length:]
     if (stored_key != key or dtype.name not in _DTYPES or any(n < 0 for n in shape)
-            or len(payload) != dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+            or len(payload) != dtype.itemsize * math.prod(shape)
             or hashlib.sha256(payload).hexdigest() != checksum):
         return None
     return np.frombuffer(payload, dtype=dtype).reshape(shape).copy(), flag

@@ -154,9 +154,11 @@ class RecordingRuntime:
 
 
 def _unit_vector(text: str) -> np.ndarray:
-    seed = int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "big")
-    vector = np.random.default_rng(seed).standard_normal(PLACEHOLDER_DIM)
-    return (vector / np.linalg.norm(vector)).astype(np.float32)
+    """A deterministic unit vector per text, from its digest's bytes (+ 0.5: never zero). A random generator
+    seeded per text cost ~40 µs each: 0.2 s of a cached run's planning pass at 4,000 responses."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    vector = np.frombuffer(digest, dtype=np.int8, count=PLACEHOLDER_DIM).astype(np.float32) + 0.5
+    return vector / np.linalg.norm(vector)
 
 
 def _placeholder(model: str) -> Fingerprint:
