@@ -152,7 +152,10 @@ def main() -> int:
     from reference import minilm_path
 
     classifier = workload.build_classifier(inputs, minilm_path(), args.seed)
-    config = workload.write_config(inputs, "gate.yml", work / "cache")
+    # caches inside the workspace (the gate refuses a cache_dir outside it), fresh for each cold run
+    for stale in (".gate-cache", ".gate-cache-bf16"):
+        shutil.rmtree(inputs / stale, ignore_errors=True)
+    config = workload.write_config(inputs, "gate.yml", inputs / ".gate-cache")
     before = engine_texts(inputs)
     preload(classifier, Path(minilm_path()))
     speed = matmul_speed(classifier, threads)
@@ -170,7 +173,7 @@ def main() -> int:
             print("bf16: this CPU has no native bf16 (avx512_bf16 / amx_bf16); the bf16 run is skipped")
         else:
             print(f"running {figures.LABELS['c_bf16']} ...", flush=True)
-            bf16 = workload.write_config(inputs, "gate-bf16.yml", work / "cache-bf16", precision="bf16")
+            bf16 = workload.write_config(inputs, "gate-bf16.yml", inputs / ".gate-cache-bf16", precision="bf16")
             runs["c_bf16"] = run_gate(inputs, bf16, work / "report-bf16", logs, "gate-cold-bf16")
     changed = workload.apply_pr(inputs, args.seed)
     after = engine_texts(inputs)

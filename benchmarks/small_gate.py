@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -129,6 +130,32 @@ def gate(inputs: Path, cache: Path, report: Path, logs: Path, label: str) -> dic
     return result
 
 
+def bound_line(inputs: Path, report: Path, results: dict[str, list[dict]]) -> str:
+    """The cold run's model time against the FLOP lower bound of its inputs (flops.py: unique tokens x forward
+    FLOPs / this machine's best fp32 matmul), and the best ratio to seed-style any pipeline of those FLOPs could
+    reach with no fixed cost at all: how far the ratio targets are a question of the gate, not of arithmetic."""
+    import flops
+    from reference import minilm_path
+    from run import engine_texts
+
+    texts = engine_texts(inputs)
+    speed: dict[tuple[int, int], float] = {}
+    bounds = []
+    for name, e in (("bertscore", flops.engine("bertscore", minilm_path(), layers=6)),
+                    ("embedding", flops.engine("embedding", minilm_path(), truncate=True))):
+        speed.setdefault((e.d, e.d_ff), flops.matmul_flops_per_s(e.d, e.d_ff, threads=len(os.sched_getaffinity(0))))
+        bounds.append(flops.lower_bound(e, texts[name], speed[e.d, e.d_ff]))
+    bound = sum(b.seconds for b in bounds)
+    model = json.loads(report.read_text())["runtime"]["model_seconds"]
+    line = (f"cold model time {model:.1f} s = {model / bound:.2f}x the FLOP lower bound {bound:.1f} s "
+            f"({sum(b.gflop for b in bounds) / 1000:.1f} TFLOP at {max(speed.values()) / 1e9:.0f} GFLOP/s fp32)")
+    if "s" in results and "b" in results:
+        seed, best = median(results["s"], "seconds"), median(results["b"], "seconds")
+        line += (f"; a pipeline at the bound with no fixed cost would be {seed / bound:.2f}x seed-style and "
+                 f"{best / bound:.2f}x best practice")
+    return line
+
+
 def median(runs: list[dict], field: str) -> float:
     return statistics.median(r[field] for r in runs)
 
@@ -226,6 +253,8 @@ def main() -> int:
         print("\nagreement with best practice: " + ", ".join(
             f"{family} max |diff| {checks[family]['max_abs_diff']:.1e} over {checks[family]['compared']}"
             for family in ("drift", "stability")))
+    if "c" in results and (work / "report-cold-0" / "report.json").exists():
+        print("\n" + bound_line(before, work / "report-cold-0" / "report.json", results))
     none = results.get("n", [])
     met = bool(none) and median(none, "seconds") <= 1.5 and not any("torch" in r.get("imported", []) for r in none)
     print("\ntargets: cold >= 3x seed-style and >= 1.5x best practice; warm >= 10x seed-style; nothing changed "

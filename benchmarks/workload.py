@@ -247,7 +247,8 @@ def apply_pr(root: Path, seed: int = 0) -> dict[str, str]:
 
 
 def write_config(root: Path, name: str, cache_dir: Path, precision: str | None = None) -> Path:
-    """A gate.yml over the workload; `cache_dir` absolute so every run names its own."""
+    """A gate.yml over the workload; `cache_dir` absolute so every run names its own, and inside `root` (the
+    workspace: the gate refuses a cache_dir outside it)."""
     runtime = f"{{cache_dir: '{cache_dir}'" + (f", precision: {precision}" if precision else "") + "}"
     text = f"""version: 1
 name: benchmark
