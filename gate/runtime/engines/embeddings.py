@@ -1,13 +1,17 @@
 """Sentence embeddings: each unique text encoded once per run, length-sorted batches.
 
-torch and sentence-transformers are imported lazily by `SentenceEmbedder.load`, never at module
-import. The similarity itself is the pure `gate.similarity.cosine_similarity`.
+torch and transformers are imported lazily by `SentenceEmbedder.load`, never at module import; a model of the
+plain Transformer + mean-pooling shape runs through `gate.runtime.engines.pooled` (SentenceTransformer's tensors
+without importing sentence-transformers), any other through `SentenceTransformer`. The similarity itself is the
+pure `gate.similarity.cosine_similarity`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +22,8 @@ _DTYPES = ("float32", "fp32", "float16", "fp16", "half", "bfloat16", "bf16")
 
 
 class SentenceEmbedder:
-    """Wraps `SentenceTransformer`; `encode` returns exactly what it returns, memoized per text.
+    """Wraps `SentenceTransformer` (or `PooledEncoder`, its equal for plain models); `encode` returns exactly
+    what it returns, memoized per text.
 
     Texts go to `SentenceTransformer.encode` sorted by token length, in batches of at most `batch_size` texts
     and `batching.position_budget` padded positions. sentence-transformers cuts a text at the model's
@@ -43,9 +48,9 @@ class SentenceEmbedder:
         batch_tokens: int | None = None,
     ) -> SentenceEmbedder:
         import torch
-        from sentence_transformers import SentenceTransformer
 
         from gate.errors import ConfigError, ModelUnavailable, Problem
+        from gate.runtime.engines.pooled import PooledEncoder, plain_layout
 
         name = str(dtype).lower()
         if name not in _DTYPES:
@@ -61,7 +66,14 @@ class SentenceEmbedder:
                 ],
             )
         try:
-            model = SentenceTransformer(str(model_dir), device=device)
+            layout = plain_layout(Path(model_dir))
+            model: Any
+            if layout is not None:  # Transformer + mean Pooling (+ Normalize): the same tensors, ~1.6 s fewer imports
+                model = PooledEncoder(Path(model_dir), layout, device)
+            else:
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(str(model_dir), device=device)
         except OSError as exc:
             raise ModelUnavailable(
                 f"cannot load the embedding model from {model_dir}: {exc}",
