@@ -16,9 +16,11 @@ by the modified Lentz method on the side where it converges). Infinite degrees o
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 _EPS = 1e-16
 _TINY = 1e-300
+_QUANTILE_TOLERANCE = 1e-14  # relative: a step below it is rounding noise of t_cdf, and further steps only oscillate
 _MAX_TERMS = 100_000  # the fraction needs O(sqrt(max(a, b))) terms: ~2,000 at a million degrees of freedom
 
 
@@ -63,6 +65,7 @@ def t_cdf(df: float, t: float) -> float:
     return 1 - tail if t > 0 else tail
 
 
+@lru_cache(maxsize=4096)  # a gate asks the same few (df, level) pairs of many checks (the power's, each α's)
 def t_quantile(df: float, p: float) -> float:
     """The p-quantile of Student's t with df degrees of freedom (scipy.special.stdtrit)."""
     if math.isnan(df) or math.isnan(p) or df <= 0 or p < 0 or p > 1:
@@ -79,11 +82,9 @@ def t_quantile(df: float, p: float) -> float:
         return -1 / math.tan(math.pi * p)  # Cauchy: tan(π(p − ½)) = −cot(πp), without cancelling p − ½
     if df == 2:
         return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    # bracket [lo, hi] with t_cdf(lo) ≤ p ≤ t_cdf(hi) ≤ 1/2, then Newton steps kept inside the bracket
-    hi, lo = 0.0, min(normal_quantile(p), -1.0)
-    while t_cdf(df, lo) > p:
-        hi, lo = lo, lo * 2
-    t = max(lo, min(hi, normal_quantile(p) * (1 + (normal_quantile(p) ** 2 + 1) / (4 * df))))
+    # Newton steps from the Cornish-Fisher expansion (good to ~1e-6 from a few degrees of freedom: two or three
+    # steps), inside a bracket [lo, hi] that every evaluation narrows; bisection where a step would leave it
+    lo, hi, t = -math.inf, 0.0, min(_cornish_fisher(normal_quantile(p), df), -1e-300)
     for _ in range(2_000):
         error = t_cdf(df, t) - p
         if error == 0:
@@ -94,12 +95,27 @@ def t_quantile(df: float, p: float) -> float:
             lo = t
         density = _t_pdf(df, t)
         nxt = t - error / density if density > 0 else math.nan
-        if not lo < nxt < hi:  # outside the bracket (or no slope): halve it, geometrically far in the tail
-            nxt = -math.sqrt(lo * hi) if hi < -1 and lo / hi > 4 else (lo + hi) / 2
-        if abs(nxt - t) <= 4 * _EPS * abs(nxt) or hi - lo <= 4 * _EPS * abs(lo):
+        if not lo < nxt < hi:  # outside the bracket (or no slope): widen downwards, or halve it (geometrically far out)
+            nxt = (2 * hi if hi < -1 else hi - 1) if math.isinf(lo) else (
+                -math.sqrt(lo * hi) if hi < -1 and lo / hi > 4 else (lo + hi) / 2)
+        narrow = math.isfinite(lo) and hi - lo <= _QUANTILE_TOLERANCE * abs(lo)
+        if abs(nxt - t) <= _QUANTILE_TOLERANCE * abs(nxt) or narrow:
             return nxt
         t = nxt
     return t
+
+
+# g_k(z) · divisor_k of the Cornish-Fisher expansion: odd polynomials, coefficients of z, z³, z⁵, … lowest first
+_CORNISH_FISHER = (((1, 1), 4), ((3, 16, 5), 96), ((-15, 17, 19, 3), 384), ((-945, -1920, 1482, 776, 79), 92160))
+
+
+def _cornish_fisher(z: float, df: float) -> float:
+    """t ≈ z + g1(z)/ν + g2(z)/ν² + g3(z)/ν³ + g4(z)/ν⁴ (Abramowitz & Stegun 26.7.5)."""
+    total, power = z, 1.0
+    for coefficients, divisor in _CORNISH_FISHER:
+        power *= df
+        total += sum(c * z ** (2 * i + 1) for i, c in enumerate(coefficients)) / divisor / power
+    return total
 
 
 def f_sf(dfn: float, dfd: float, x: float) -> float:
