@@ -81,7 +81,7 @@ def read_json_document(path: Path, locate: bool = True) -> tuple[JsonDocument | 
         return None, [Problem(file=source.file, expected="JSON content", found="an empty file", fix=EMPTY_FIX)]
     if not locate:
         try:
-            value = json.loads(text.removeprefix("\ufeff"), parse_constant=_reject_constant)
+            value = _DECODER.decode(text.removeprefix("\ufeff"))
         except (ValueError, RecursionError):
             pass  # the locating parser below says where
         else:
@@ -132,6 +132,10 @@ def _reject_constant(name: str) -> None:
     raise _NonFinite(name)
 
 
+# one decoder for every line: `json.loads(line, parse_constant=...)` builds a decoder and its scanner per call
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
     shown = display_path(path)
     try:
@@ -144,7 +148,7 @@ def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line, parse_constant=_reject_constant)
+            value = _DECODER.decode(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(file=shown, line=number, expected="one JSON object per line",
                                     found=f"{exc.msg} at column {exc.colno}", fix="fix the JSON on this line"))
