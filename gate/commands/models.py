@@ -6,26 +6,31 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gate.config import DriftSuiteConfig, GateConfig, ModelsConfig
+from gate.config import GateConfig, ModelsConfig
 from gate.errors import ModelUnavailable
 from gate.runtime.facade import EMBEDDED_NAMES, pull_model, resolve_model
 
 
 def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
-    """(role, model name, used by a suite) for every configured model; the defaults without a config."""
-    from gate.scorers import get_scorer
+    """(role, model name, used by a suite) for every configured model — `models:` and each suite's own
+    (`bertscore:` of a drift suite, `classifier:`/`embedding:` of a stereotype or RAG suite, labelled with the
+    suites: "stereotype (probes)"), found as `validate` and a run find them; the defaults without a config. A
+    `models:` entry that every suite of its role overrides is left out."""
+    from gate.commands.validate import ROLE_NAMES, needed_models
 
     spec = config.models if config else ModelsConfig()
-    used_roles = {role for s in config.suites.values() for role in get_scorer(s.kind).model_roles} if config else None
-    found = [(role, name, used_roles is None or role in used_roles)
-             for role, name in (("embedding", spec.embedding), ("bertscore", spec.bertscore.model),
-                                ("stereotype", spec.stereotype))]
-    if config:
-        for name, suite in config.suites.items():
-            if isinstance(suite, DriftSuiteConfig) and suite.bertscore:
-                found.append((f"bertscore ({name})", suite.bertscore.model, True))
-                if not any(isinstance(s, DriftSuiteConfig) and not s.bertscore for s in config.suites.values()):
-                    found = [f for f in found if f[0] != "bertscore"]
+    defaults = [("embedding", spec.embedding), ("bertscore", spec.bertscore.model), ("stereotype", spec.stereotype)]
+    if config is None:
+        return [(role, name, True) for role, name in defaults]
+    roles = {shown: role for role, shown in ROLE_NAMES.items()}
+    needs = [(roles.get(n.role, n.role), n.name, n.suites) for n in needed_models(config)]
+    found = []
+    for role, name in defaults:
+        used = any(r == role and m == name for r, m, _ in needs)
+        if used or not any(r == role for r, _, _ in needs):
+            found.append((role, name, used))
+    found += [(f"{role} ({', '.join(suites)})", name, True) for role, name, suites in needs
+              if (role, name) not in defaults]
     return list(dict.fromkeys(found))
 
 

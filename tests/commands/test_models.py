@@ -155,3 +155,34 @@ def test_a_suite_override_is_listed_and_the_unused_default_dropped(in_tmp):
     listed = entries(CliRunner().invoke(app, ["models", "list"]).output)
     assert set(listed) == {"embedding", "stereotype", "bertscore", "bertscore (a)"}
     assert listed["bertscore"][0] == "roberta-large"  # suite b uses the default
+
+
+def test_a_stereotype_or_rag_suites_own_models_are_listed_and_pulled(in_tmp, monkeypatch):
+    """`classifier:`/`embedding:` of a suite are what its run loads: `models list` names them (exit 3 when one
+    cannot load offline) and `models pull` without names fetches them, as it fetches `models:`."""
+    (in_tmp / "gate.yml").write_text("""\
+version: 1
+suites:
+  probes:
+    kind: stereotype
+    records: s/*.jsonl
+    classifier: org/own-classifier
+    embedding: org/own-embedder
+  retrieval:
+    kind: rag
+    records: r/*.jsonl
+    embedding_metrics: false
+""")
+    result = CliRunner().invoke(app, ["models", "list"])
+    listed = entries(result.output)
+    assert result.exit_code == ExitCode.RUNTIME_FAILURE, result.output
+    assert listed["stereotype (probes)"][0] == "org/own-classifier"
+    assert listed["embedding (probes)"][0] == "org/own-embedder"
+    assert "stereotype" not in listed and "embedding" not in listed  # every suite of the role overrides them
+    assert listed["bertscore"][1] == "not used by this gate's suites"  # the RAG suite embeds nothing
+    import gate.commands.models as models
+
+    pulled = []
+    monkeypatch.setattr(models, "pull_model", lambda name, directory: pulled.append(name) or directory / name)
+    models.pull_models([], None, in_tmp / "m")
+    assert sorted(pulled) == ["org/own-classifier", "org/own-embedder"]
