@@ -71,25 +71,8 @@ def apply_pr(root: Path, seed: int = 0) -> None:
 
 def config(root: Path, cache_dir: Path) -> Path:
     """The gate.yml; `cache_dir` inside `root` (the workspace: the gate refuses paths outside it)."""
-    path = root / "gate.yml"
-    path.write_text(f"""version: 1
-name: small-gate
-models:
-  bertscore: {{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}}
-runtime: {{cache_dir: '{cache_dir.name}'}}
-suites:
-  feedback-drift:
-    kind: drift
-    baseline: baselines/feedback/sampled_exercise-*.json
-    candidates: outputs/feedback/*.jsonl
-    checks: {{bertscore_f1: {{min: 0.5}}, credit_drift_mean: {{max: 3.0}}}}
-  stability:
-    kind: stability
-    records: stability/*.jsonl
-    checks: {{stability_coefficient: {{min: 0.1}}}}
-report: {{output_dir: gate-report}}
-""")
-    return path
+    return workload.write_config(root, "gate.yml", cache_dir, suites=("feedback-drift", "stability"),
+                                 gate="small-gate")
 
 
 def reference(mode: str, root: Path, out: Path) -> None:

@@ -246,38 +246,40 @@ def apply_pr(root: Path, seed: int = 0) -> dict[str, str]:
     return dict(PR_CHANGES)
 
 
-def write_config(root: Path, name: str, cache_dir: Path, precision: str | None = None) -> Path:
-    """A gate.yml over the workload; `cache_dir` absolute so every run names its own, and inside `root` (the
-    workspace: the gate refuses a cache_dir outside it)."""
-    runtime = f"{{cache_dir: '{cache_dir}'" + (f", precision: {precision}" if precision else "") + "}"
-    text = f"""version: 1
-name: benchmark
-models:
-  bertscore: {{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}}
-  stereotype: {CLASSIFIER_DIR}
-runtime: {runtime}
-suites:
-  feedback-drift:
-    kind: drift
+SUITES = {
+    "feedback-drift": """    kind: drift
     baseline: baselines/feedback/sampled_exercise-*.json
     candidates: outputs/feedback/*.jsonl
-    checks: {{bertscore_f1: {{min: 0.5}}, credit_drift_mean: {{max: 3.0}}}}
-  stereotype:
-    kind: stereotype
+    checks: {bertscore_f1: {min: 0.5}, credit_drift_mean: {max: 3.0}}""",
+    "stereotype": """    kind: stereotype
     records: stereotype/*.jsonl
-    checks: {{drift_score_mean: {{max: 0.5}}}}
-  stability:
-    kind: stability
+    checks: {drift_score_mean: {max: 0.5}}""",
+    "stability": """    kind: stability
     records: stability/*.jsonl
-    checks: {{stability_coefficient: {{min: 0.1}}}}
-  rubric:
-    kind: heuristic
-    records: heuristic/*.jsonl
-  retrieval:
-    kind: rag
+    checks: {stability_coefficient: {min: 0.1}}""",
+    "rubric": """    kind: heuristic
+    records: heuristic/*.jsonl""",
+    "retrieval": """    kind: rag
     records: rag/enhanced.jsonl
     baseline: rag/baseline.jsonl
-    checks: {{overall_score: {{min: 0.3}}}}
+    checks: {overall_score: {min: 0.3}}""",
+}
+
+
+def write_config(root: Path, name: str, cache_dir: Path, precision: str | None = None,
+                 suites: tuple[str, ...] = tuple(SUITES), gate: str = "benchmark") -> Path:
+    """A gate.yml over the workload (`suites`: which of SUITES); `cache_dir` absolute so every run names its own,
+    and inside `root` (the workspace: the gate refuses a cache_dir outside it)."""
+    runtime = f"{{cache_dir: '{cache_dir}'" + (f", precision: {precision}" if precision else "") + "}"
+    classifier = f"\n  stereotype: {CLASSIFIER_DIR}" if "stereotype" in suites else ""
+    blocks = "\n".join(f"  {suite}:\n{SUITES[suite]}" for suite in suites)
+    text = f"""version: 1
+name: {gate}
+models:
+  bertscore: {{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}}{classifier}
+runtime: {runtime}
+suites:
+{blocks}
 report: {{output_dir: gate-report}}
 """
     path = root / name
