@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from huggingface_hub import constants as hf_constants
 
-from gate.cli import main
 from gate.commands.init import GITIGNORE, KINDS, RECORDS, init_repository, parse_kinds
 from gate.errors import ExitCode, InputError
+from tests.support.cli import run_main
 
 OFFLINE_KINDS = ("drift", "stability", "heuristic", "rag")  # every kind whose models the package embeds
 
@@ -29,14 +28,6 @@ def offline(tmp_path, monkeypatch):
     monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
 
 
-def gate(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["llm-gate", *args])
-    with pytest.raises(SystemExit) as caught:
-        main()
-    out, err = capsys.readouterr()
-    return int(caught.value.code or 0), out, err
-
-
 def report(directory: Path) -> dict:
     return json.loads((directory / "gate-report" / "report.json").read_text())
 
@@ -47,11 +38,11 @@ def report(directory: Path) -> dict:
 @pytest.mark.slow
 def test_init_then_run_passes_offline_without_editing_thresholds_then_bless_and_run_again(in_tmp, monkeypatch,
                                                                                           capsys):
-    code, out, err = gate(monkeypatch, capsys, "init", "--kinds", ",".join(OFFLINE_KINDS))
+    code, out, err = run_main(monkeypatch, capsys, "init", "--kinds", ",".join(OFFLINE_KINDS))
     assert code == 0, err
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED, out + err
-    code, out, err = gate(monkeypatch, capsys, "run", "--no-publish", "--quiet")
+    code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "--quiet")
     # The first run: every absolute threshold judged and passed; change checks have no snapshot yet, which is
     # inconclusive and counts as neutral (exit 0) — not a failure caused by thresholds meant for another model.
     assert code == ExitCode.PASSED, out + err
@@ -64,11 +55,11 @@ def test_init_then_run_passes_offline_without_editing_thresholds_then_bless_and_
     drift_f1 = next(c for c in judged if c["metric"] == "bertscore_f1")
     assert drift_f1["fail"] == 0.70 and drift_f1["value"] > 0.80  # MiniLM's thresholds; reworded feedback clears them
 
-    code, out, err = gate(monkeypatch, capsys, "baseline", "bless")
+    code, out, err = run_main(monkeypatch, capsys, "baseline", "bless")
     assert code == 0, out + err
     assert sorted(p.name for p in (in_tmp / "baselines" / "metrics").glob("*.json")) == [
         "feedback-drift.json", "retrieval.json", "rubric.json", "stability.json"]
-    code, out, err = gate(monkeypatch, capsys, "run", "--no-publish", "--quiet")
+    code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "--quiet")
     assert code == ExitCode.PASSED, out + err
     reasons = {c.get("reason") or "" for s in report(in_tmp)["suites"] for c in s["checks"]}
     assert not any("no baseline snapshot" in r for r in reasons)  # the blessed snapshot is compared with now
@@ -78,7 +69,7 @@ def test_init_then_run_passes_offline_without_editing_thresholds_then_bless_and_
 def test_the_default_init_runs_offline_on_records_written_as_the_docs_show(in_tmp, monkeypatch, capsys):
     """The default init (drift) with the user's own records in place of the examples: exit 0 offline. Before
     this starter, gate.yml named roberta-large, which is not available offline: exit 3."""
-    code, _, err = gate(monkeypatch, capsys, "init")
+    code, _, err = run_main(monkeypatch, capsys, "init")
     assert code == 0, err
     for example in in_tmp.glob("*/feedback/example*"):
         example.unlink()
@@ -94,7 +85,7 @@ def test_the_default_init_runs_offline_on_records_written_as_the_docs_show(in_tm
         "exercise_id": 7, "submission_id": 1, "model": "gpt-4o-mini", "feedback": [
             {"title": "Base case", "description": "You explain correctly that the recursion stops at a base case.",
              "credits": 2}]}) + "\n")
-    code, out, err = gate(monkeypatch, capsys, "run", "--no-publish", "--quiet")
+    code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "--quiet")
     assert code == ExitCode.PASSED, out + err
     assert "not available offline" not in err
 
@@ -165,7 +156,7 @@ def test_refuses_to_overwrite_records_too(in_tmp, capsys):
 def test_kinds_are_parsed_and_an_unknown_one_is_located_invalid_input(in_tmp, monkeypatch, capsys):
     assert parse_kinds("stability, drift") == ("drift", "stability")  # gate.yml's order
     assert parse_kinds("all") == KINDS
-    code, _, err = gate(monkeypatch, capsys, "init", "--kinds", "drift,stereotypes")
+    code, _, err = run_main(monkeypatch, capsys, "init", "--kinds", "drift,stereotypes")
     assert code == ExitCode.INVALID_INPUT
     assert "field '--kinds'" in err and "'stereotypes'" in err and "Traceback" not in err
     assert not (in_tmp / "gate.yml").exists()
@@ -194,15 +185,15 @@ def test_a_stereotype_suite_runs_offline_from_a_model_dir_or_a_local_directory(i
 
     classifier = Path(build_tiny_albert_classifier(tmp_path_factory.mktemp("albert") / "albert"))
     init_repository(in_tmp, kinds=("stereotype",))
-    code, out, _ = gate(monkeypatch, capsys, "validate")
+    code, out, _ = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.RUNTIME_FAILURE and "NOT AVAILABLE OFFLINE" in out
 
     pulled = as_pulled(classifier, in_tmp / ".gate-models", "holistic-ai/bias_classifier_albertv2")
     monkeypatch.setenv("LLM_GATE_MODEL_DIR", ".gate-models")
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED, out + err
     assert f"gate model cache: {pulled.relative_to(in_tmp)}" in out
-    code, out, err = gate(monkeypatch, capsys, "run", "--no-publish", "--quiet")
+    code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "--quiet")
     assert code in (ExitCode.PASSED, ExitCode.GATE_FAILED), out + err  # a verdict: the classifier loaded
     suite = report(in_tmp)["suites"][0]
     assert suite["name"] == "stereotype" and suite["metrics"].get("drift_score_mean") is not None
@@ -212,6 +203,6 @@ def test_a_stereotype_suite_runs_offline_from_a_model_dir_or_a_local_directory(i
     text = (in_tmp / "gate.yml").read_text()
     (in_tmp / "gate.yml").write_text(text.replace("stereotype: holistic-ai/bias_classifier_albertv2",
                                                   "stereotype: ./models/bias-classifier"))
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED and "./models/bias-classifier (stereotype classifier; stereotype) -> local path" \
         in out, out + err

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 from huggingface_hub import constants as hf_constants
 from typer.testing import CliRunner
 
-from gate.cli import app, main
+from gate.cli import app
 from gate.errors import ExitCode
 from tests.conftest import EXAMPLES
+from tests.support.cli import run_main
 
 
 @pytest.fixture(autouse=True)
@@ -21,14 +21,6 @@ def offline(tmp_path, monkeypatch):
     monkeypatch.delenv("LLM_GATE_MODEL_DIR", raising=False)
     monkeypatch.delenv("INPUT_CONFIG", raising=False)
     monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
-
-
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["llm-gate", *args])
-    with pytest.raises(SystemExit) as caught:
-        main()
-    out, err = capsys.readouterr()
-    return caught.value.code, out, err
 
 
 def entries(output: str) -> dict[str, tuple[str, str]]:

@@ -14,8 +14,8 @@ import pytest
 from huggingface_hub import constants as hf_constants
 
 from gate.errors import ExitCode
-from tests.commands.test_init import gate
 from tests.conftest import EXAMPLES, REPO
+from tests.support.cli import run_main
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -78,7 +78,7 @@ def test_every_problem_of_every_suite_and_snapshot_at_once_located(in_tmp, monke
         '"credits": 1}]}\n{"exercise_id": 1, "submission_id": 1, "feedback": []}\n')
     (in_tmp / "outputs" / "stab.jsonl").write_text('{"model": "m", "task": "t", "question_id": "q"}\n')
     (in_tmp / "baselines" / "metrics" / "stab.json").write_text('{"schema": 99}')
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.INVALID_INPUT, out + err
     assert "outputs/fb.jsonl:2" in err and "field 'model'" in err  # drift: file, line, field
     assert "outputs/stab.jsonl:1" in err and "field 'response'" in err  # stability, in the same message
@@ -88,7 +88,7 @@ def test_every_problem_of_every_suite_and_snapshot_at_once_located(in_tmp, monke
 
 def test_an_invalid_gate_yml_is_located_invalid_input(in_tmp, monkeypatch, capsys):
     (in_tmp / "gate.yml").write_text("version: 1\nsuites:\n  s: {kind: stability, records: r.jsonl, chekcs: {}}\n")
-    code, _, err = gate(monkeypatch, capsys, "validate")
+    code, _, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.INVALID_INPUT and "gate.yml:3" in err and "chekcs" in err, err
 
 
@@ -101,7 +101,7 @@ def write_stereotype_gate(directory: Path, suite_extra: str = "") -> None:
 
 def test_a_model_not_available_offline_exits_3_naming_it_and_the_fix(in_tmp, monkeypatch, capsys):
     write_stereotype_gate(in_tmp)
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.RUNTIME_FAILURE, out + err
     assert "holistic-ai/bias_classifier_albertv2 (stereotype classifier; s) -> NOT AVAILABLE OFFLINE" in out
     assert "llm-gate models pull holistic-ai/bias_classifier_albertv2" in out
@@ -114,7 +114,7 @@ def test_with_a_model_dir_a_missing_model_is_one_the_run_will_pull(in_tmp, monke
     job says what will be downloaded, and passes."""
     write_stereotype_gate(in_tmp)
     monkeypatch.setenv("INPUT_MODEL_DIR", ".gate-models")
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED, out + err
     assert "holistic-ai/bias_classifier_albertv2 (stereotype classifier; s) -> NOT AVAILABLE OFFLINE" in out
     assert "1 model(s) not available offline: a run pulls them from the hub into the model directory .gate-models" \
@@ -125,7 +125,7 @@ def test_a_suites_own_classifier_is_the_one_resolved(in_tmp, monkeypatch, capsys
     """`classifier:` on the suite replaces models.stereotype: validate resolves what the run would load."""
     write_stereotype_gate(in_tmp, "    classifier: ./classifier\n")
     (in_tmp / "classifier").mkdir()
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED, out + err
     assert "./classifier (stereotype classifier; s) -> local path" in out and "holistic-ai" not in out
 
@@ -134,5 +134,5 @@ def test_a_rag_suite_without_embedding_metrics_needs_no_model(in_tmp, monkeypatc
     (in_tmp / "gate.yml").write_text("version: 1\nmodels: {embedding: org/not-here}\nsuites:\n"
                                      "  r: {kind: rag, records: r.jsonl, embedding_metrics: false}\n")
     (in_tmp / "r.jsonl").write_text('{"query": "q", "actual_answer": "a"}\n')
-    code, out, err = gate(monkeypatch, capsys, "validate")
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED and "org/not-here" not in out, out + err
