@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING
+from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, Fingerprint
 from gate.runtime.engines import models
 from gate.runtime.engines.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.work.cache import ArrayCache
@@ -32,22 +32,27 @@ ENTRY_KIND = {BERTSCORE: "token states", EMBEDDING: "truncation flags", CLASSIFI
 PAIR_SCORES = "pair scores"
 
 
+def engine_fingerprint(runtime: TorchRuntime, key: EngineKey) -> Fingerprint:
+    """The engine's fingerprint as its results carry it, whether they are computed or read from the cache."""
+    return runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ())
+
+
 def engine_namespace(runtime: TorchRuntime, key: EngineKey) -> str:
     """Everything an engine's outputs depend on besides its inputs and its own limits: model weights and files,
     library versions, device, precision, layer. Computed without loading the model."""
-    fingerprint = runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ())
-    choice = runtime.choice
-    return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
-                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype)
+    return _namespace(runtime, key)
 
 
 def entries_namespace(runtime: TorchRuntime, key: EngineKey, what: str, max_tokens: int) -> str:
     """The namespace of one kind of entry (`ENTRY_KIND`, `PAIR_SCORES`) of an engine with `max_tokens`."""
-    fingerprint = runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ())
+    return _namespace(runtime, key, what, max_tokens)
+
+
+def _namespace(runtime: TorchRuntime, key: EngineKey, *entries: object) -> str:
+    fingerprint = engine_fingerprint(runtime, key)
     choice = runtime.choice
     return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
-                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype,
-                                what, max_tokens)
+                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *entries)
 
 
 def pair_text(idf: str, candidate: str, reference: str) -> str:
@@ -70,7 +75,7 @@ def from_cache(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
     key = engine.key
     manifest = cache.get_manifest(engine_namespace(runtime, key))
     try:
-        info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES if key.kind == EMBEDDING else ()),
+        info = EngineInfo(key, engine_fingerprint(runtime, key),
                           max_tokens=int(manifest["max_tokens"]), dim=int(manifest["dim"]),  # type: ignore[index]
                           id2label=tuple((int(i), str(name)) for i, name in manifest["id2label"]))  # type: ignore[index]
     except (TypeError, KeyError, ValueError):

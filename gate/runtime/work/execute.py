@@ -22,9 +22,17 @@ import numpy as np
 from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, BertScoreSpec, EngineCost, RuntimeSummary
 from gate.runtime.engines import progress
 from gate.runtime.engines.device import available_cpus, cpu_caps
-from gate.runtime.engines.session import EMBEDDING_LIBRARIES, TorchRuntime
+from gate.runtime.engines.session import TorchRuntime
 from gate.runtime.work.cache import ArrayCache
-from gate.runtime.work.cached import PAIR_SCORES, entries_namespace, from_cache, pair_text, remember
+from gate.runtime.work.cached import (
+    ENTRY_KIND,
+    PAIR_SCORES,
+    engine_fingerprint,
+    entries_namespace,
+    from_cache,
+    pair_text,
+    remember,
+)
 from gate.runtime.work.plan import Block, EngineKey, EnginePlan, Shard, WorkPlan, entry_key
 from gate.runtime.work.store import EngineInfo, EngineResults, ResultStore
 
@@ -159,8 +167,8 @@ def _bertscore(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
     """Token states per text (cached), then per recorded request its pairs within the block in one `score` call."""
     key = engine.key
     model, _ = runtime.engine_for(BertScoreSpec(model=key.name, layer=key.layer))
-    info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(model.max_tokens))
-    namespace = _namespace(cache, runtime, key, "token states", model.max_tokens)
+    info = EngineInfo(key, engine_fingerprint(runtime, key), max_tokens=int(model.max_tokens))
+    namespace = _namespace(cache, runtime, key, ENTRY_KIND[BERTSCORE], model.max_tokens)
     pairs_at = _namespace(cache, runtime, key, PAIR_SCORES, model.max_tokens)
 
     def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
@@ -190,9 +198,9 @@ def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
     """One vector per text; over `max_tokens` a text is truncated (the flag)."""
     key = engine.key
     embedder: Any = runtime.embedder(key.name)
-    info = EngineInfo(key, runtime.fingerprint(key.name, EMBEDDING_LIBRARIES), dim=int(embedder.dim),
+    info = EngineInfo(key, engine_fingerprint(runtime, key), dim=int(embedder.dim),
                       max_tokens=int(embedder.max_tokens))
-    namespace = _namespace(cache, runtime, key, "truncation flags", embedder.max_tokens)
+    namespace = _namespace(cache, runtime, key, ENTRY_KIND[EMBEDDING], embedder.max_tokens)
 
     def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         fresh = dict(zip(missing, embedder.encode_block(missing), strict=True))
@@ -212,9 +220,9 @@ def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: 
     """The softmax of every window of a text (over `max_tokens`, overlapping windows: the flag)."""
     key = engine.key
     classifier: Any = runtime.classifier(key.name)
-    info = EngineInfo(key, runtime.fingerprint(key.name), max_tokens=int(classifier.max_tokens),
+    info = EngineInfo(key, engine_fingerprint(runtime, key), max_tokens=int(classifier.max_tokens),
                       id2label=tuple(sorted(classifier.id2label.items())))
-    namespace = _namespace(cache, runtime, key, "softmax windows", classifier.max_tokens)
+    namespace = _namespace(cache, runtime, key, ENTRY_KIND[CLASSIFIER], classifier.max_tokens)
 
     def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         classifier.classify_block(missing)
