@@ -49,6 +49,12 @@ class _Silent:
     def loaded(self) -> None:
         return None
 
+    def __enter__(self) -> _Silent:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        return None
+
 
 Group = Callable[[str | None], None]  # open a log group titled so; None closes it
 
@@ -119,7 +125,7 @@ class Reporter:
                 shown = _Lines(self._line, self._clock, self._interval, label, total, unit, loading)
             _live.append(shown)
             try:
-                with shown if hasattr(shown, "__enter__") else _nothing():
+                with shown:
                     yield shown
             finally:
                 _live.remove(shown)
@@ -155,11 +161,6 @@ class Reporter:
     def _flush(self) -> None:  # the groups go to stdout, the lines to stderr: keep the log in order
         for stream in (self._stream or sys.stderr, sys.stdout):
             stream.flush()
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 class _Lines:
