@@ -39,9 +39,6 @@ def texts_to_embed(record: RagRecord) -> list[str]:
     return [record.query, record.actual_answer, *sentences(record.actual_answer), *context]
 
 
-# The text metrics are pure, and a run asks for each pair twice: in the planning pass
-# (gate.steps.model_work.plan_model_work) and when scoring. Memoised for the process.
-@cache
 def rouge_l(answer: str, expected: str) -> float:
     """rouge-score's `RougeScorer(["rougeL"]).score(expected, answer)["rougeL"].fmeasure`, with its tokenizer
     (DefaultTokenizer without a stemmer) and F-measure, but the LCS length bit-parallel (`lcs_length`) instead of
@@ -111,6 +108,7 @@ def _ngrams(tokens: list[str]) -> Counter:
     return Counter(chain.from_iterable(zip(*(tokens[i:] for i in range(n)), strict=False) for n in range(1, 5)))
 
 
+# Memoised for the process: an answer's sentence BLEU, its statistics and its system's corpus BLEU all read it.
 @cache
 def _sentence_score(answer: str, expected: str):  # sacrebleu's BLEUScore: the score and its n-gram statistics
     """`sacrebleu.sentence_bleu(answer, [expected])`: its statistics counted as its `BLEU._compute_segment_statistics`

@@ -41,7 +41,6 @@ def test_rouge_l_equals_rouge_score_without_its_lcs_table(monkeypatch):
         raise AssertionError("the quadratic LCS table was used")
 
     monkeypatch.setattr(rouge_scorer, "_lcs_table", quadratic)
-    rouge_l.cache_clear()
     assert [rouge_l(a, e) for a, e in pairs] == expected
 
 
