@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from gate import io
 from gate.config import GateConfig
@@ -52,7 +51,7 @@ def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
     users: dict[str, list[str]] = {}
     for suite in (s for s in loaded if get_scorer(s.config.kind).model_roles):
         asked = len(recording.requests)
-        ask([suite], config, recording, base_dir, grader=_planning_grader)
+        ask([suite], config, recording, base_dir)
         for request in recording.requests[asked:]:
             users.setdefault(request.engine.id, [])
             if suite.name not in users[request.engine.id]:
@@ -84,14 +83,6 @@ def merge_model_work(paths: Sequence[Path], loaded: Sequence[LoadedSuite], confi
         digest = ""
     store.require_plan(digest)
     return store
-
-
-def _planning_grader(config: Any, items: Sequence[Any]) -> Any:
-    """Stands in for the LLM grader in the planning pass: no network, every score unmeasured."""
-    from gate.scorers.rag.grader import GraderRun, GraderScore
-
-    scores = tuple(GraderScore(i.key, i.criterion, None, "planning pass", False, 0) for i in items)
-    return GraderRun(scores, requests=0, cache_hits=0, tokens=0, cost_usd=0.0, stopped_by_budget=False)
 
 
 def shard_file(output_dir: Path, shard: Shard) -> Path:

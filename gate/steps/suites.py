@@ -80,11 +80,11 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
     return Problem(**{**problem.__dict__, "record": f"suite {suite}"})
 
 
-def ask(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime, base_dir: Path,
-        grader: Grader | None = None) -> None:
+def ask(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime, base_dir: Path) -> None:
     """The planning pass: each suite asks `runtime` (a recorder) what its scoring will ask — through the scorer's
-    `plan` where it has one, else by scoring (the result is dropped)."""
-    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=grader)
+    `plan` where it has one, else by scoring (the result is dropped). No LLM grader: a suite that grades (RAG)
+    plans without it."""
+    context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=None)
     for s in loaded:
         interrupt.checkpoint()
         scorer = get_scorer(s.config.kind)
