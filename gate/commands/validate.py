@@ -55,8 +55,8 @@ def _model_of(config: GateConfig, suite: SuiteBase, role: str) -> str:
     if role == "bertscore" and isinstance(suite, DriftSuiteConfig):
         return config.bertscore_for(suite).model
     if role == "stereotype":
-        return getattr(suite, "classifier", None) or config.models.stereotype
-    return getattr(suite, "embedding", None) or config.models.embedding
+        return config.classifier_for(suite)
+    return config.embedding_for(suite)
 
 
 def validate_gate(config_path: Path, model_dirs: Sequence[Path] = (), pull_into: Path | None = None) -> ExitCode:

@@ -166,6 +166,14 @@ class GateConfig(StrictModel):
     def bertscore_for(self, suite: DriftSuiteConfig) -> BertScoreModelConfig:
         return suite.bertscore or self.models.bertscore
 
+    def embedding_for(self, suite: SuiteBase) -> str:
+        """The embedding model a suite loads: its own `embedding:` (stereotype, stability, RAG), else `models:`'s."""
+        return getattr(suite, "embedding", None) or self.models.embedding
+
+    def classifier_for(self, suite: SuiteBase) -> str:
+        """The stereotype classifier a suite loads: its own `classifier:`, else `models.stereotype`."""
+        return getattr(suite, "classifier", None) or self.models.stereotype
+
 
 def known_kinds() -> tuple[str, ...]:
     return tuple(typing.get_args(cls.model_fields["kind"].annotation)[0] for cls in SUITE_CONFIGS)

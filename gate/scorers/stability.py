@@ -114,7 +114,7 @@ SINGLE_LISTED = 10  # questions with one response named in the note (report.json
 
 def _embedded(suite: StabilitySuiteConfig, data: StabilityData, context: ScoringContext) -> tuple[str, Embeddings]:
     """The suite's one model request: every response's embedding."""
-    embedding = suite.embedding or context.gate.models.embedding
+    embedding = context.gate.embedding_for(suite)
     return embedding, context.runtime.embed(embedding, [r.response for r in data.records])
 
 

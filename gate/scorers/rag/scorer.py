@@ -108,8 +108,7 @@ def _embedded(suite: RagSuiteConfig, records: list[tuple[str, RagRecord]],
               context: ScoringContext) -> tuple[list[str], Embeddings] | None:
     """The one model request of a RAG suite (None: it makes none): every text its generation metrics embed."""
     texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
-    model = suite.embedding or context.gate.models.embedding
-    return (texts, context.runtime.embed(model, texts)) if texts else None
+    return (texts, context.runtime.embed(context.gate.embedding_for(suite), texts)) if texts else None
 
 
 def plan_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> None:
@@ -117,7 +116,7 @@ def plan_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringCo
 
 
 def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
-    records, embedding = _records(data), suite.embedding or context.gate.models.embedding
+    records, embedding = _records(data), context.gate.embedding_for(suite)
     fingerprint: dict[str, object] = {"embedding": None, "k": suite.k,
                                       "faithfulness_threshold": suite.faithfulness_threshold}
     lookup, truncation = {}, None

@@ -64,9 +64,8 @@ class StereotypeDetails(SuiteDetails):
 
 def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeData,
                      context: ScoringContext) -> SuiteResult:
-    runtime, models = context.runtime, context.gate.models
-    classifier = suite.classifier or models.stereotype
-    embedding = suite.embedding or models.embedding
+    runtime = context.runtime
+    classifier, embedding = context.gate.classifier_for(suite), context.gate.embedding_for(suite)
     records = data.records
     labels = runtime.classifier_labels(classifier)
     index, label_note = stereotype_label(dict(labels.id2label), suite.stereotype_label,
