@@ -40,6 +40,8 @@ def _dispatch(debug: bool) -> int:
         code = app(standalone_mode=False)  # returns the exit code instead of calling sys.exit
         return _unless_interrupted(int(code or 0))
     except GateError as exc:
+        if (code := _after_interrupt()) is not None:
+            return code
         _print_error(exc)
         return int(exc.exit_code)
     except typer.Exit as exc:
@@ -47,6 +49,8 @@ def _dispatch(debug: bool) -> int:
     except (typer.Abort, KeyboardInterrupt):
         return _unless_interrupted(130, always=True)
     except PermissionError as exc:  # a workspace the process's uid may not write (a runner's other user)
+        if (code := _after_interrupt()) is not None:
+            return code
         _print_error(permission_failure(exc))
         return int(ExitCode.RUNTIME_FAILURE)
     except typer.TyperException as exc:  # usage errors: unknown option, bad value
@@ -56,6 +60,8 @@ def _dispatch(debug: bool) -> int:
         show()
         return int(ExitCode.INVALID_INPUT)
     except Exception as exc:  # anything unexpected: a message, not a traceback
+        if (code := _after_interrupt()) is not None:
+            return code
         if debug:  # printed here, inside the redacting streams, not by the interpreter after them
             import traceback
 
@@ -108,6 +114,16 @@ def _unless_interrupted(code: int, always: bool = False) -> int:
         return code
     sys.stderr.write(interrupt.message(exc) + "\n")
     return exc.exit_code
+
+
+def _after_interrupt() -> int | None:
+    """The interrupted run's exit code when this process already raised its interruption, else None. An error
+    that follows it is its consequence, not the run's failure: torch's context managers fail their own cleanup
+    ("trying to pop from empty mode stack") as `Interrupted` unwinds through a model load, and a handler that
+    wraps any exception (a model that "could not be loaded") then reports a broken model for a Ctrl-C."""
+    from gate import interrupt
+
+    return _unless_interrupted(0) if interrupt.raised() is not None else None
 
 
 def _print_error(exc: GateError) -> None:

@@ -143,3 +143,27 @@ def test_ctrl_c_during_the_llm_judge_drops_the_queued_requests(httpserver):
     assert time.monotonic() - started < 3  # not 40 x 0.3 s: the queue was dropped
     time.sleep(0.5)
     assert len(calls) < 6
+
+
+def test_an_error_that_follows_the_interruption_is_reported_as_the_interruption(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C raised inside a model load unwinds through torch's context managers, whose cleanup can fail on
+    its own ("trying to pop from empty mode stack"), and the engine loader wraps any exception as a broken model:
+    the run was interrupted (130), not a model failure (3)."""
+    import gate.run
+    from gate.errors import RuntimeFailure
+
+    heuristic_project(tmp_path, monkeypatch)
+
+    def interrupted_load(*_args, **_kwargs):
+        try:
+            try:
+                interrupt._raise(signal.SIGINT)  # what the handler does at the next safe point
+            finally:
+                raise RuntimeError("trying to pop from empty mode stack")  # a library's cleanup, as it unwinds
+        except Exception as exc:  # the loader's "could not be loaded" wrapper
+            raise RuntimeFailure(f"BERTScore model could not be loaded: {exc}") from None
+
+    monkeypatch.setattr(gate.run, "measure", interrupted_load)
+    assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q") == 130
+    err = capsys.readouterr().err
+    assert "could not be loaded" not in err and "SIGINT" in err.strip().splitlines()[-1]
