@@ -136,6 +136,15 @@ def _reject_constant(name: str) -> None:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def _json_lines(text: str) -> list[str]:
+    """JSONL's lines: split at \\n, \\r\\n and \\r only, which JSON never holds raw inside a value.
+    `str.splitlines` also splits at U+2028, U+2029 and U+0085, which a JSON string may hold raw (a model's
+    output written with ensure_ascii=False): the record would be cut in two."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
 def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
     shown = display_path(path)
     try:
@@ -144,7 +153,7 @@ def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         return [], list(exc.problems)
     records: list[RawRecord] = []
     problems: list[Problem] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_json_lines(text), start=1):
         if not line.strip():
             continue
         try:

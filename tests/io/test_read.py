@@ -301,3 +301,12 @@ def test_a_cache_file_that_is_missing_or_corrupt_reads_as_none(in_tmp):
     assert io.read_json_quiet(in_tmp / "bad.bin") is None
     (in_tmp / "ok.json").write_text('{"a": [1]}')
     assert io.read_json_quiet(in_tmp / "ok.json") == {"a": [1]}
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_json_line_may_hold_unicode_line_separators_inside_a_string(in_tmp, separator):
+    """Only \\n, \\r\\n and \\r end a JSONL line: a model's output may hold U+2028, U+2029 or U+0085 raw."""
+    text = '{"a": "one' + separator + 'two"}\r\n{"a": "three"}\r{"a": "four"}\n'
+    records, problems = read_one(in_tmp / "r.jsonl", text)
+    assert problems == []
+    assert [(r.data["a"], r.source.line) for r in records] == [(f"one{separator}two", 1), ("three", 2), ("four", 3)]
