@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+import orjson
+
 from gate.errors import InputError, Problem
 from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
 from gate.io.tables import READERS as TABLE_READERS
@@ -81,7 +83,7 @@ def read_json_document(path: Path, locate: bool = True) -> tuple[JsonDocument | 
         return None, [Problem(file=source.file, expected="JSON content", found="an empty file", fix=EMPTY_FIX)]
     if not locate:
         try:
-            value = _DECODER.decode(text.removeprefix("\ufeff"))
+            value = _decode(text.removeprefix("\ufeff"))
         except (ValueError, RecursionError):
             pass  # the locating parser below says where
         else:
@@ -134,6 +136,26 @@ def _reject_constant(name: str) -> None:
 
 # one decoder for every line: `json.loads(line, parse_constant=...)` builds a decoder and its scanner per call
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+# orjson reads an integer past 64 bits as a float (an id of 20 digits would lose its last ones); json keeps it exact.
+# A line with a run of 19 digits goes to json: found by mapping each digit byte to "0" and every other byte to " "
+# (bytes.translate: ~15x faster than the regex \d{19}, which cost more than orjson's whole parse)
+_DIGITS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _decode(text: str) -> Any:
+    """A JSONL line's (or a snapshot's) value. orjson first: ~4x faster on number-heavy lines (a response's token
+    log-probabilities); it returns json's value wherever it succeeds (floats correctly rounded, the last of a
+    repeated key). What it refuses -- NaN, 1e400, a lone surrogate, bad syntax, deep nesting, and any text
+    with a long run of digits -- goes to the standard decoder, whose result or error the caller reports as
+    before."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if _LONG_RUN not in raw.translate(_DIGITS):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return _DECODER.decode(text)
 
 
 def _json_lines(text: str) -> list[str]:
@@ -157,7 +179,7 @@ def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         if not line.strip():
             continue
         try:
-            value = _DECODER.decode(line)
+            value = _decode(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(file=shown, line=number, expected="one JSON object per line",
                                     found=f"{exc.msg} at column {exc.colno}", fix="fix the JSON on this line"))

@@ -303,6 +303,43 @@ def test_a_cache_file_that_is_missing_or_corrupt_reads_as_none(in_tmp):
     assert io.read_json_quiet(in_tmp / "ok.json") == {"a": [1]}
 
 
+# ---------------------------------------------------------------- JSONL read by orjson, refused lines by json
+
+
+@pytest.mark.parametrize("line, value", [
+    ('{"id": 123456789012345678901234567890}', 123456789012345678901234567890),  # orjson: a float
+    ('{"id": -9223372036854775809}', -9223372036854775809),
+    ('{"id": 18446744073709551616}', 18446744073709551616),
+    ('{"id": 1e400}', float("inf")),  # orjson refuses it; json reads inf (validators refuse it later)
+    ('{"id": "\\ud83d\\ude00"}', "\U0001F600"),
+    ('{"id": 1, "id": 2}', 2),
+])
+def test_a_json_line_reads_as_the_standard_library_reads_it(in_tmp, line, value):
+    records, problems = read_one(in_tmp / "r.jsonl", line + "\n")
+    assert problems == [] and records[0].data["id"] == value and type(records[0].data["id"]) is type(value)
+
+
+def test_json_lines_read_exactly_as_the_standard_library_reads_them(in_tmp):
+    """The fast parser against `json.loads` on generated records: the same values, the same types."""
+    import json
+    import random
+
+    rng = random.Random(7)
+    rows = []
+    for n in range(300):
+        floats = [rng.choice([rng.random(), -rng.expovariate(6.0), rng.uniform(-1e6, 1e6),
+                              rng.random() * 10.0 ** rng.randint(-320, 300)]) for _ in range(20)]
+        rows.append({"n": n, "big": rng.randint(0, 10 ** rng.randint(1, 30)) * rng.choice([1, -1]),
+                     "f": floats, "text": "".join(chr(rng.randint(32, 0x2FFF)) for _ in range(12)),
+                     "nested": {"ok": rng.random() < 0.5, "none": None, "list": [[], {}, [1.5e-300]]}})
+    text = "\n".join(json.dumps(row, ensure_ascii=rng.random() < 0.5) for row in rows) + "\n"
+    records, problems = read_one(in_tmp / "r.jsonl", text)
+    assert problems == []
+    expected = [json.loads(line) for line in text.split("\n") if line]
+    assert [r.data for r in records] == expected
+    assert [repr(r.data) for r in records] == [repr(e) for e in expected]  # types too: 1 is not 1.0
+
+
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
 def test_a_json_line_may_hold_unicode_line_separators_inside_a_string(in_tmp, separator):
     """Only \\n, \\r\\n and \\r end a JSONL line: a model's output may hold U+2028, U+2029 or U+0085 raw."""
