@@ -1,4 +1,5 @@
-"""Small content-addressed files for the persistent cache (`gate.runtime.work.cache`): the file operations only.
+"""Small content-addressed files for the persistent cache (`gate.runtime.work.cache`): the file operations only
+(entries one file each, and packs read at offsets).
 
 Writes are atomic (`gate.io.write.write_bytes_atomic`), so a reader (another run sharing the directory, or
 `actions/cache` saving it) sees a whole entry or none. Without fsync: a cache entry lost or torn by a crash
@@ -12,6 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from gate.io.write import is_temporary, write_bytes_atomic
 
@@ -45,6 +47,44 @@ def touch(path: Path) -> None:
         os.utime(path)
     except OSError:
         pass
+
+
+class BlobReader:
+    """An open file read at offsets (a pack); a failed read is None, never an error. A file another run removes
+    meanwhile stays readable through this handle (POSIX)."""
+
+    def __init__(self, path: Path, handle: BinaryIO):
+        self.path = path
+        self._handle = handle
+
+    def read(self, offset: int, length: int) -> bytes | None:
+        try:
+            self._handle.seek(offset)
+            data = self._handle.read(length)
+        except (OSError, ValueError):
+            return None
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def open_reader(path: Path) -> BlobReader | None:
+    try:
+        return BlobReader(path, open(path, "rb"))
+    except OSError:
+        return None
+
+
+def files_named(directory: Path, suffix: str) -> list[Path]:
+    """The files directly in `directory` whose names end with `suffix` (temp files excluded), sorted; none when
+    the directory is absent or unreadable."""
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(Path(e.path) for e in entries
+                          if e.name.endswith(suffix) and not is_temporary(e.name) and e.is_file())
+    except OSError:
+        return []
 
 
 def remove(path: Path) -> bool:

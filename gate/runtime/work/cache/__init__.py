@@ -6,19 +6,19 @@ device and precision, the layer. So a changed model, library or precision simply
 changes only candidates re-encodes only candidates. Batch mates change an array in the last bits only
 (~1e-6, `gate.runtime.work.plan`), so a warm run agrees with a cold one far inside any gate's tolerance.
 
-Never trusted: an entry is a header (its key, dtype, shape, flag, sha256 of the payload) and the payload;
-one that is torn, foreign, of the wrong shape for the model (`expect`) or failing its checksum is
-deleted and recomputed. Safe under concurrent runs: entries are written whole and renamed into place
-(`gate.io.blobs`). An unwritable or full cache directory costs speed, never the run: writing stops
-with one note. The size cap is enforced at the end of a run, least recently used first.
+Never trusted: an entry is a header (its key, dtype, shape, flag, sha256 of the payload) and the payload
+(`entry`); one that is torn, foreign, of the wrong shape for the model (`expect`) or failing its checksum is
+deleted -- a packed one with its pack -- and recomputed. A run writes each entry as a file of its own; at its
+end the small ones are packed, one file for many (`packs`). Safe under concurrent runs: files are written
+whole and renamed into place (`gate.io.blobs`). An unwritable or full cache directory costs speed, never
+the run: writing stops with one note. The size cap is enforced at the end of a run, least recently used
+file first.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +27,11 @@ from typing import Any
 import numpy as np
 
 from gate.io import blobs
+from gate.runtime.work.cache import packs
+from gate.runtime.work.cache.entry import MAGIC, SCHEMA, cache_key, decode_entry, encode_entry
 
-SCHEMA = "v1"
-MAGIC = b"llm-gate cache\x01"
-_DTYPES = ("float32", "float16", "bfloat16", "float64")  # bfloat16 is stored widened to float32; float64: P/R/F
+__all__ = ["MAGIC", "SCHEMA", "ArrayCache", "CacheStats", "decode_entry", "encode_entry", "cache_key"]
+
 EVICT_TO = 0.8  # after eviction the cache holds at most this share of the cap, so not every run evicts
 
 
@@ -66,6 +67,7 @@ class ArrayCache:
         self.max_bytes = int(max_bytes)
         self._counts = _Counters()
         self._writable = root is not None
+        self._packs: dict[str, list[packs.Pack]] = {}  # by namespace, opened at its first lookup
 
     @property
     def enabled(self) -> bool:
@@ -122,7 +124,7 @@ class ArrayCache:
     def put(self, namespace: str, text: str, value: np.ndarray, flag: bool = False, *, counted: bool = True) -> None:
         if not self._writable or self.root is None:
             return
-        key = _key(namespace, text)
+        key = cache_key(namespace, text)
         try:
             blobs.write_blob(self._path(namespace, key), encode_entry(key, value, flag))
             self._counts.written += counted
@@ -134,10 +136,22 @@ class ArrayCache:
                 "false")
 
     def finish(self) -> CacheStats:
-        """Enforce the size cap (least recently used first) and report what the run did with the cache."""
+        """Pack the small entries, enforce the size cap (least recently used first) and report what the run did
+        with the cache."""
         evicted, size = 0, 0
+        for opened in self._packs.values():
+            for pack in opened:
+                pack.reader.close()
+                if pack.rejected and self._writable:
+                    packs.rewrite(pack)
+                elif pack.used:
+                    blobs.touch(pack.path)  # used: not the least recently used file when the size cap evicts
+        self._packs = {}
         if self.root is not None and self.root.is_dir():
-            files = sorted(blobs.walk(self.root), key=lambda f: f.mtime)
+            files = list(blobs.walk(self.root))
+            if self._writable and packs.consolidate(files):
+                files = list(blobs.walk(self.root))
+            files.sort(key=lambda f: f.mtime)
             size = sum(f.size for f in files)
             if size > self.max_bytes:
                 for entry in files:
@@ -153,7 +167,17 @@ class ArrayCache:
              ) -> tuple[np.ndarray, bool] | None:
         if self.root is None:
             return None
-        key = _key(namespace, text)
+        key = cache_key(namespace, text)
+        for pack in self._packs_of(namespace):
+            if key in pack.entries and key not in pack.rejected:
+                raw = pack.read(key)
+                entry = decode_entry(raw, key) if raw is not None else None
+                if entry is not None and expect(text, entry[0]):
+                    pack.used = True
+                    return entry
+                if counted:  # damaged, or not what this model gives: left out when the pack is rewritten
+                    self._counts.rejected += 1
+                    pack.rejected.add(key)
         path = self._path(namespace, key)
         raw = blobs.read_blob(path)
         if raw is None:
@@ -167,6 +191,14 @@ class ArrayCache:
         blobs.touch(path)
         return entry
 
+    def _packs_of(self, namespace: str) -> list[packs.Pack]:
+        opened = self._packs.get(namespace)
+        if opened is None:
+            assert self.root is not None
+            paths = blobs.files_named(self.root / namespace[:24], packs.PACK_SUFFIX)
+            opened = self._packs[namespace] = [p for path in paths if (p := packs.open_pack(path)) is not None]
+        return opened
+
     def _path(self, namespace: str, key: str) -> Path:
         assert self.root is not None
         return self.root / namespace[:24] / key[:2] / key
@@ -174,39 +206,3 @@ class ArrayCache:
     def _manifest_path(self, namespace: str) -> Path:
         assert self.root is not None
         return self.root / namespace[:24] / "engine.json"
-
-
-def _key(namespace: str, text: str) -> str:
-    digest = hashlib.sha256(namespace.encode("ascii"))
-    digest.update(text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
-
-
-def encode_entry(key: str, value: np.ndarray, flag: bool) -> bytes:
-    array = np.ascontiguousarray(value, dtype=np.float32 if value.dtype.name == "bfloat16" else value.dtype)
-    if array.dtype.name not in _DTYPES:
-        raise ValueError(f"cannot cache an array of {array.dtype}")
-    payload = array.tobytes()
-    header = json.dumps({"key": key, "dtype": array.dtype.name, "shape": list(array.shape), "flag": bool(flag),
-                         "sha256": hashlib.sha256(payload).hexdigest()}).encode("ascii")
-    return MAGIC + struct.pack(">I", len(header)) + header + payload
-
-
-def decode_entry(raw: bytes, key: str) -> tuple[np.ndarray, bool] | None:
-    """The entry's (array, flag), or None when it is not a whole, intact entry for `key`."""
-    start = len(MAGIC) + 4
-    if len(raw) < start or not raw.startswith(MAGIC):
-        return None
-    (length,) = struct.unpack(">I", raw[len(MAGIC):start])
-    try:
-        header = json.loads(raw[start:start + length].decode("ascii"))
-        dtype, shape = np.dtype(header["dtype"]), tuple(int(n) for n in header["shape"])
-        flag, checksum, stored_key = bool(header["flag"]), str(header["sha256"]), str(header["key"])
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        return None
-    payload = raw[start + length:]
-    if (stored_key != key or dtype.name not in _DTYPES or any(n < 0 for n in shape)
-            or len(payload) != dtype.itemsize * math.prod(shape)
-            or hashlib.sha256(payload).hexdigest() != checksum):
-        return None
-    return np.frombuffer(payload, dtype=dtype).reshape(shape).copy(), flag
