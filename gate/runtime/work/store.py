@@ -26,7 +26,7 @@ from gate.runtime.api import Fingerprint
 from gate.runtime.work.plan import EngineKey, Shard
 
 FORMAT = "llm-gate model work"
-SCHEMA = 1
+SCHEMA = 2  # 2: entry keys length-prefixed (plan.entry_key), no longer JSON-encoded
 _RERUN = "re-run the shard that wrote it (`llm-gate run --shard i/N`) and pass its new file"
 
 
