@@ -272,11 +272,15 @@ def _bert_score_layers() -> dict[str, int]:
 
 
 def _library_versions(*names: str) -> tuple[tuple[str, str], ...]:
-    versions = []
-    for name in names:
-        try:
-            # "2.13.0+cpu" and "2.13.0+cu126" compute the same thing: compare the release only.
-            versions.append((name, importlib.metadata.version(name).split("+")[0]))
-        except importlib.metadata.PackageNotFoundError:
-            versions.append((name, "absent"))
-    return tuple(versions)
+    return tuple((name, _release(name)) for name in names)
+
+
+@functools.cache
+def _release(name: str) -> str:
+    """An installed distribution's release; looked up once per process (each lookup parses its METADATA file, and
+    every engine's fingerprint asks)."""
+    try:
+        # "2.13.0+cpu" and "2.13.0+cu126" compute the same thing: compare the release only.
+        return importlib.metadata.version(name).split("+")[0]
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
