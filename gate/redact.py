@@ -42,7 +42,9 @@ SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|KEY|APIKEY|PAT
                          re.IGNORECASE)
 # GitHub's token formats (classic and fine-grained PATs, app, user-to-server, refresh tokens): masked even
 # when nobody registered them, e.g. a token a model printed into its output.
-TOKEN_SHAPE = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
+# No word boundary before the prefix: a token glued to the text before it ("xghp_…", "key_ghp_…", "1ghp_…") is
+# masked too -- a longer match than the token itself costs a few shown letters, never the secret.
+TOKEN_SHAPE = re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
 
 _lock = threading.Lock()
 _secrets: frozenset[str] = frozenset()  # replaced, never mutated: readers need no lock

@@ -215,6 +215,7 @@ def test_every_token_shape_is_masked_whatever_surrounds_it():
 
     body = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     for token in [f"gh{kind}_{body}" for kind in "pousr"] + [f"github_pat_{body}_X9"]:
-        for text in (token, f"see {token}.", f"(x={token})\n", f"é {token} ok"):
+        for text in (token, f"see {token}.", f"(x={token})\n", f"é {token} ok", f"x{token}", f"key_{token}",
+                     f"1{token}y", f"é{token}"):
             assert token not in redact(text) and "***" in redact(text)
     assert redact("through the high road") == "through the high road"
