@@ -80,7 +80,11 @@ def test_the_judge_imports_no_scorer():
     assert not {n for p in python_files("judge") for n in gate_imports(p) if n.startswith("gate.scorers")}
 
 
-@pytest.mark.parametrize("path", sorted(GATE.rglob("*.py")), ids=lambda p: str(p.relative_to(GATE)))
+COMPILED = GATE / "report" / "compiled"  # Jinja2's generated code (scripts/compile-templates), one per template
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(GATE.rglob("*.py")) if p.parent != COMPILED],
+                         ids=lambda p: str(p.relative_to(GATE)))
 def test_modules_stay_small(path):
     assert len(path.read_text().splitlines()) <= 320, (
         f"{path} has grown past ~300 lines: split it by concept into a package (as util.py became util/), "

@@ -27,6 +27,7 @@ from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.report.context import RunInfo, counts_as_line, significance_line, why
 from gate.report.formatting import WORDS, icon, number, threshold
+from gate.report.precompiled import PrecompiledLoader
 from gate.results import key_label
 from gate.scorers import get_scorer
 from gate.scorers.rag import RagDetails, Row
@@ -71,7 +72,7 @@ def _script() -> tuple[Markup, str]:
 def _environment() -> jinja2.Environment:
     from gate.report.markdown import bundled_templates
 
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(bundled_templates())),
+    return jinja2.Environment(loader=PrecompiledLoader(str(bundled_templates()), "html"),
                               undefined=jinja2.StrictUndefined, autoescape=True)
 
 

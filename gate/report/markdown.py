@@ -11,6 +11,7 @@ import jinja2
 import jinja2.sandbox
 
 import gate
+from gate.report.precompiled import PrecompiledLoader
 
 
 def bundled_templates() -> Path:
@@ -24,14 +25,19 @@ def bundled_templates() -> Path:
 
 @lru_cache(maxsize=4)
 def environment(override_dir: str | None = None) -> jinja2.Environment:
-    loaders = [jinja2.FileSystemLoader(override_dir)] if override_dir else []
-    loaders.append(jinja2.FileSystemLoader(str(bundled_templates())))
     # Override templates come from the repository, possibly from the pull request under test: in a plain
     # Environment a template can reach Python internals (`''.__class__.__mro__`) and run code; the sandbox
-    # refuses that, and the bundled templates need nothing it forbids.
-    factory = jinja2.sandbox.SandboxedEnvironment if override_dir else jinja2.Environment
+    # refuses that, and the bundled templates need nothing it forbids. Without overrides the bundled templates
+    # load from their precompiled modules (`gate.report.precompiled`).
+    bundled = str(bundled_templates())
+    if override_dir:
+        factory: type[jinja2.Environment] = jinja2.sandbox.SandboxedEnvironment
+        loader: jinja2.BaseLoader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(override_dir),
+                                                         jinja2.FileSystemLoader(bundled)])
+    else:
+        factory, loader = jinja2.Environment, PrecompiledLoader(bundled, "md")
     return factory(
-        loader=jinja2.ChoiceLoader(loaders),
+        loader=loader,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -1,0 +1,92 @@
+"""Templates compiled ahead (`gate.report.precompiled`, `scripts/compile-templates`): the committed modules are
+current, every bundled template loads from its module without compiling, renders exactly what compiling renders,
+and anything that does not match (an edited template, another Jinja2) is compiled from source."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from gate.config import ReportConfig
+from gate.report import dashboard, markdown, precompiled, render_markdown
+from gate.report.context import RunInfo
+from tests.report.verdict_fixtures import gate, judged, stability_result
+
+REPO = Path(__file__).resolve().parents[2]
+RUN = RunInfo(generated_at="2026-11-24T10:00:00+00:00", output_dir="gate-report", commit="abcdef1234567")
+
+
+@pytest.fixture(autouse=True)
+def fresh_environments():
+    markdown.environment.cache_clear()
+    dashboard._environment.cache_clear()
+    yield
+    markdown.environment.cache_clear()
+    dashboard._environment.cache_clear()
+
+
+def bundled() -> list[tuple[jinja2.Environment, str]]:
+    md = markdown.environment(None)
+    return ([(md, n) for n in md.list_templates() if n.endswith(".j2") and not n.startswith("dashboard.")]
+            + [(dashboard._environment(), "dashboard.html.j2")])
+
+
+def test_the_committed_modules_are_what_the_script_writes():
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "compile-templates"), "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_bundled_template_loads_from_its_module_without_compiling(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("compiled from source")
+
+    for environment, name in bundled():
+        monkeypatch.setattr(environment, "compile", refuse)
+        assert environment.get_template(name).filename.endswith(name)
+
+
+def test_a_precompiled_report_is_exactly_the_compiled_one(monkeypatch):
+    result = stability_result("stability", models=3, tasks=2, items=12)
+    verdict = gate(judged(result, []))
+    fast = (render_markdown(verdict, RUN, ReportConfig()), dashboard.render(verdict, RUN))
+    markdown.environment.cache_clear()
+    dashboard._environment.cache_clear()
+    monkeypatch.setattr(precompiled, "_current_module", lambda *args: None)
+    slow = (render_markdown(verdict, RUN, ReportConfig()), dashboard.render(verdict, RUN))
+    assert fast == slow and "stability" in fast[0]
+
+
+def test_an_edited_template_is_compiled_from_its_source(monkeypatch):
+    original = precompiled.PrecompiledLoader.get_source
+
+    def edited(self, environment, name):
+        source, filename, uptodate = original(self, environment, name)
+        return (source + "EDITED", filename, uptodate) if name == "suites/none.md.j2" else (source, filename, uptodate)
+
+    monkeypatch.setattr(precompiled.PrecompiledLoader, "get_source", edited)
+    assert markdown.environment(None).get_template("suites/none.md.j2").render().endswith("EDITED")
+
+
+def test_another_jinja2_compiles_from_source(monkeypatch):
+    compiled = []
+    environment = markdown.environment(None)
+    original = environment.compile
+    monkeypatch.setattr(environment, "compile", lambda *a, **k: compiled.append(a[1]) or original(*a, **k))
+    monkeypatch.setattr(jinja2, "__version__", "0.0.1")
+    environment.get_template("suites/none.md.j2")
+    assert compiled == ["suites/none.md.j2"]
+
+
+def test_an_environment_of_other_options_compiles_from_source():
+    bundled_dir = str(markdown.bundled_templates())
+    other = jinja2.Environment(loader=precompiled.PrecompiledLoader(bundled_dir, "md"), trim_blocks=False)
+    assert precompiled.options(other) != precompiled.options(markdown.environment(None))
+    source = (Path(bundled_dir) / "suites" / "none.md.j2").read_text(encoding="utf-8")
+    ours = precompiled.options(markdown.environment(None))
+    assert precompiled._current_module("md_suites_none_md_j2", source, ours) is not None
+    assert precompiled._current_module("md_suites_none_md_j2", source, precompiled.options(other)) is None
