@@ -46,8 +46,12 @@ class StabilityRecord(InputModel):
     def _log_probabilities(cls, values: list[float] | None) -> list[float] | None:
         if values is None:
             return None
-        # the usual list passes at C speed (a sum is finite only when every value is); the loop names the culprit
-        if not values or (math.isfinite(sum(values)) and max(values) <= 1e-6 and min(values) >= -MAX_MAGNITUDE):
+        # The usual list passes at C speed; the loop below names a culprit (and decides the rare list the shortcut
+        # cannot). A sum is finite only when every value is; with every value ≤ 1e-6, each one is ≥ the sum minus
+        # n·1e-6, so a sum ≥ -1e6 + n·1e-6 bounds them all without a min() pass (~10 µs of 270 values).
+        total = sum(values)
+        if not values or (math.isfinite(total) and total >= len(values) * 1e-6 - MAX_MAGNITUDE
+                          and max(values) <= 1e-6):
             return values or None
         for value in values:
             # below -1e6 is no probability a model reports (float32 stops near -104), and sums of such overflow
