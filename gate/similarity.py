@@ -42,8 +42,12 @@ def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     """All pairwise cosine similarities of the rows of an (n, dim) array -> (n, n). Never clipped (float noise
     within NOISE past ±1 is put back on the bound)."""
     v = np.asarray(vectors, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        unit = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    norms = np.linalg.norm(v, axis=-1, keepdims=True)
+    if norms.all() and np.isfinite(norms).all():  # no warning to silence (np.errstate costs ~0.1 ms per entry)
+        unit = v / norms
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            unit = v / norms
     return snap(unit @ unit.T, -1.0, 1.0)
 
 

@@ -208,3 +208,18 @@ def test_snap_puts_only_float_noise_back_on_a_bound():
     unit = v / np.linalg.norm(v)
     assert (unit @ unit.T)[0, 0] > 1.0  # the raw product overshoots by an ulp
     assert cosine_matrix(v)[0, 0] == 1.0
+
+
+@pytest.mark.parametrize("bad", [[0.0, 0.0], [float("inf"), 1.0], [float("nan"), 1.0]])
+def test_a_cosine_matrix_with_a_vector_of_no_direction_is_nan_there_without_a_warning(bad):
+    import warnings
+
+    import numpy as np
+
+    from gate.similarity import cosine_matrix
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        matrix = cosine_matrix(np.array([[1.0, 0.0], bad, [0.0, 2.0]]))
+    assert np.isnan(matrix[1]).all() and np.isnan(matrix[:, 1]).all()
+    assert matrix[0, 2] == 0.0 and matrix[0, 0] == matrix[2, 2] == 1.0
