@@ -122,3 +122,34 @@ def test_default_layers_and_rescaling_need_no_torch(tmp_path):
                           env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["17", "True", "False"]
+
+
+ENTRY_PROBE = """
+import importlib.metadata, sys
+read = []
+original = importlib.metadata.distributions
+importlib.metadata.distributions = lambda *a, **k: read.append(1) or original(*a, **k)
+sys.argv = ["llm-gate", "validate", "--config", {config!r}]
+from gate.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+import os
+sys.stdout.write(f"plugins={{os.environ.get('PYDANTIC_DISABLE_PLUGINS')}} scans={{len(read)}}\\n")
+"""
+
+
+def test_the_entry_point_spares_pydantic_its_plugin_scan(tmp_path):
+    """pydantic reads every installed distribution's entry points for plugins when it builds its first model
+    (~0.1 s per run with torch's stack installed); `llm-gate` disables that scan, keeping an explicit setting."""
+    config = str(EXAMPLES / "gate.yml")
+
+    def probe(env: dict[str, str]) -> str:
+        done = subprocess.run([sys.executable, "-c", ENTRY_PROBE.format(config=config)], capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path,
+                              env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", **env})
+        return done.stdout.strip().splitlines()[-1]
+
+    assert probe({}) == "plugins=__all__ scans=0"
+    assert probe({"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}).startswith("plugins=some_plugin scans=")
