@@ -54,6 +54,7 @@ from gate.steps import (
     print_summary,
     progress_for,
     read_event,
+    refuse_a_committed_cache,
     report_place,
     score,
     select_suites,
@@ -98,6 +99,7 @@ def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
     shard = Shard.parse(settings.shard or "")
     config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
+    refuse_a_committed_cache(config, settings.config_path)
     loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
     store = compute_model_work(loaded, config, torch_runtime(config, base_dir, settings), base_dir, shard=shard,
                                cache=open_cache(config.runtime), shown=progress_for(settings, quiet))
@@ -122,6 +124,7 @@ def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_
             ) -> tuple[list[SuiteResult], RuntimeSummary | None]:
     """Records → model work (planned, then executed here or replayed from `shards`) → scores; no verdicts. Also
     what the model work cost (None: none ran here). `shown` displays the progress (None: nothing)."""
+    refuse_a_committed_cache(config, settings.config_path)
     grader = llm_grader(settings, selected, Path(config.runtime.cache_dir))  # refused before any model work
     loaded = load_suites(selected, base_dir)
     store, model_work = (replay(shards, loaded, config, base_dir) if shards

@@ -279,3 +279,41 @@ def test_baseline_bless_and_the_other_commands_take_the_opt_in(layout, monkeypat
     assert run_cli(monkeypatch, "merge", "-c", "gate/gate.yml", "--no-publish", "--allow-paths-outside-workspace",
                    str(repo / "no-shards")) == 2
     assert "cannot find the shards" in capsys.readouterr().err  # the flag is known; the shards are what is missing
+
+
+def _git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "-C", str(repo), *args], check=True,
+                   capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_cache_directory_tracked_by_git_is_refused_before_any_model_work(tmp_path, monkeypatch, capsys):
+    """A committed cache entry would stand in for the model output a pull request chose (its key is computable):
+    the run refuses the cache directory while git tracks a file in it; a model committed under models/ is fine."""
+    repo = tmp_path / "repo"
+    (repo / "gate" / "heuristic").mkdir(parents=True)
+    shutil.copy(RESPONSES, repo / "gate" / "heuristic" / "responses.jsonl")
+    write_config(repo, "heuristic/*.jsonl", "runtime: {cache_dir: .gate-cache}\n")
+    (repo / ".gate-cache" / "models" / "m").mkdir(parents=True)
+    (repo / ".gate-cache" / "models" / "m" / "config.json").write_text("{}")
+    for name in ("GITHUB_WORKSPACE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "INPUT_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "models may be committed")
+    assert run(monkeypatch) == 0
+    capsys.readouterr()
+    forged = repo / ".gate-cache" / "vectors" / "v1" / "ab" / ("ab" + "0" * 62)
+    forged.parent.mkdir(parents=True)
+    forged.write_bytes(b"llm-gate cache\x01 forged")
+    assert run(monkeypatch) == 0  # untracked: an ordinary (here broken) entry, never trusted past its checksum
+    _git(repo, "add", "-f", str(forged))
+    _git(repo, "commit", "-qm", "a forged cache entry")
+    assert run(monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert "field 'runtime.cache_dir'" in err and "1 tracked file(s) in .gate-cache" in err
+    assert "git rm -r --cached .gate-cache" in err and ".gitignore" in err
+    assert run_cli(monkeypatch, "run", "-c", "gate/gate.yml", "--no-publish", "-q", "--shard", "1/2") == 2

@@ -11,6 +11,7 @@ from gate.steps.model_work import (
     compute_model_work,
     merge_model_work,
     plan_model_work,
+    refuse_a_committed_cache,
     shard_file,
     shard_files,
 )
@@ -18,5 +19,5 @@ from gate.steps.output import guarded, make_bundle, print_summary, progress_for,
 from gate.steps.suites import LoadedSuite, load_suites, score, select_suites
 
 __all__ = ["SHARD_SUFFIX", "LoadedSuite", "compute_model_work", "guarded", "load_suites", "make_bundle",
-           "merge_model_work", "plan_model_work", "print_summary", "progress_for", "read_event", "report_place",
-           "score", "select_suites", "shard_file", "shard_files", "trends"]
+           "merge_model_work", "plan_model_work", "print_summary", "progress_for", "read_event",
+           "refuse_a_committed_cache", "report_place", "score", "select_suites", "shard_file", "shard_files", "trends"]

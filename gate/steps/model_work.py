@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from gate import io
+from gate import io, vcs
 from gate.config import GateConfig
-from gate.errors import InputError, Problem
+from gate.errors import ConfigError, InputError, Problem
 from gate.runtime.api import ClassifierLabels
 from gate.runtime.facade import (
     ArrayCache,
@@ -35,6 +35,24 @@ from gate.scorers import get_scorer
 from gate.steps.suites import LoadedSuite, ask
 
 SHARD_SUFFIX = ".npz"
+
+
+def refuse_a_committed_cache(config: GateConfig, config_path: Path) -> None:
+    """A cache directory the repository tracks holds what a commit put there: an entry a pull request committed
+    would stand in for a model's output (its key is computable from public facts), and the LLM judge's cached
+    grades likewise. Refused before any model work; the model directory under it (`models/`) is exempt -- a
+    model committed there is the repository's choice of model, as anywhere else."""
+    if not config.runtime.cache:
+        return
+    cache_dir = Path(config.runtime.cache_dir).resolve()
+    found = [p for p in vcs.tracked(Path.cwd(), cache_dir) or [] if not p.is_relative_to(cache_dir / "models")]
+    if found:
+        shown = io.display_path(found[0])
+        raise ConfigError(f"{config_path}: runtime.cache_dir is tracked by git", [Problem(
+            file=str(config_path), field="runtime.cache_dir", expected="a cache directory git does not track",
+            found=f"{len(found)} tracked file(s) in {config.runtime.cache_dir}, e.g. {shown}",
+            fix=f"run `git rm -r --cached {config.runtime.cache_dir}`, add it to .gitignore and keep it with "
+                "actions/cache: a committed entry would stand in for the model output a pull request chose")])
 
 
 def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
