@@ -52,8 +52,5 @@ def changed_files(cwd: Path, base: str, head: str = "HEAD") -> list[Path] | None
 def tracked(cwd: Path, path: Path) -> list[Path] | None:
     """The files under `path` that git tracks in this checkout, as absolute paths; None when git cannot tell
     (no git, not a repository, `path` outside it)."""
-    root = toplevel(cwd)
-    out = _git(cwd, "ls-files", "-z", "--full-name", "--", str(path)) if root is not None else None
-    if root is None or out is None:
-        return None
-    return [root / name for name in out.split("\0") if name]
+    out = _git(cwd, "ls-files", "-z", "--", str(path))  # names relative to `cwd`
+    return None if out is None else [cwd / name for name in out.split("\0") if name]

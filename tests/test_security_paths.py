@@ -317,3 +317,6 @@ def test_a_cache_directory_tracked_by_git_is_refused_before_any_model_work(tmp_p
     assert "field 'runtime.cache_dir'" in err and "1 tracked file(s) in .gate-cache" in err
     assert "git rm -r --cached .gate-cache" in err and ".gitignore" in err
     assert run_cli(monkeypatch, "run", "-c", "gate/gate.yml", "--no-publish", "-q", "--shard", "1/2") == 2
+    capsys.readouterr()
+    assert run_cli(monkeypatch, "validate", "-c", "gate/gate.yml") == 2  # validate says so too
+    assert "field 'runtime.cache_dir'" in capsys.readouterr().err

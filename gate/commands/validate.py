@@ -20,11 +20,11 @@ from pathlib import Path
 from gate import io
 from gate.baselines.comparison import read_snapshot, snapshot_path
 from gate.config import DriftSuiteConfig, GateConfig, SuiteBase
-from gate.errors import ExitCode, InputError, ModelUnavailable, Problem
+from gate.errors import ConfigError, ExitCode, InputError, ModelUnavailable, Problem
 from gate.run import read_config
 from gate.runtime.facade import resolve_model
 from gate.scorers import get_scorer
-from gate.steps import load_suites, select_suites
+from gate.steps import load_suites, refuse_a_committed_cache, select_suites
 
 # A scorer's model role → the words model resolution's advice uses (gate.runtime.engines.models.ALTERNATIVES).
 ROLE_NAMES = {"bertscore": "BERTScore", "embedding": "embedding", "stereotype": "stereotype classifier"}
@@ -79,6 +79,10 @@ def validate_gate(config_path: Path, model_dirs: Sequence[Path] = (), pull_into:
             snapshots += read_snapshot(snapshot_path(config, base_dir, name)) is not None
         except InputError as exc:
             problems += exc.problems
+    try:
+        refuse_a_committed_cache(config, config_path)
+    except ConfigError as exc:
+        problems += exc.problems
     missing = _check_models(needed_models(config), base_dir, Path(config.runtime.cache_dir), model_dirs, problems)
     if problems:
         raise InputError(f"{io.display_path(config_path)}: the inputs are invalid", problems)

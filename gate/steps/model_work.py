@@ -45,7 +45,8 @@ def refuse_a_committed_cache(config: GateConfig, config_path: Path) -> None:
     if not config.runtime.cache:
         return
     cache_dir = Path(config.runtime.cache_dir).resolve()
-    found = [p for p in vcs.tracked(Path.cwd(), cache_dir) or [] if not p.is_relative_to(cache_dir / "models")]
+    models = cache_dir / "models"
+    found = [p for p in vcs.tracked(Path.cwd(), cache_dir) or [] if not p.resolve().is_relative_to(models)]
     if found:
         shown = io.display_path(found[0])
         raise ConfigError(f"{config_path}: runtime.cache_dir is tracked by git", [Problem(
