@@ -8,11 +8,11 @@ changes only candidates re-encodes only candidates. Batch mates change an array 
 
 Never trusted: an entry is a header (its key, dtype, shape, flag, sha256 of the payload) and the payload
 (`entry`); one that is torn, foreign, of the wrong shape for the model (`expect`) or failing its checksum is
-deleted -- a packed one with its pack -- and recomputed. A run writes each entry as a file of its own; at its
-end the small ones are packed, one file for many (`packs`). Safe under concurrent runs: files are written
-whole and renamed into place (`gate.io.blobs`). An unwritable or full cache directory costs speed, never
-the run: writing stops with one note. The size cap is enforced at the end of a run, least recently used
-file first.
+deleted -- a packed one left out when its pack is rewritten -- and recomputed. A run writes each entry as a
+file of its own; at its end the small ones are packed, one file for many (`packs`). Safe under concurrent
+runs: files are written whole and renamed into place (`gate.io.blobs`). An unwritable or full cache
+directory costs speed, never the run: writing stops with one note. The size cap is enforced at the end of
+a run, least recently used file first.
 """
 
 from __future__ import annotations
@@ -195,14 +195,17 @@ class ArrayCache:
         opened = self._packs.get(namespace)
         if opened is None:
             assert self.root is not None
-            paths = blobs.files_named(self.root / namespace[:24], packs.PACK_SUFFIX)
+            paths = blobs.files_named(self._directory(namespace), packs.PACK_SUFFIX)
             opened = self._packs[namespace] = [p for path in paths if (p := packs.open_pack(path)) is not None]
         return opened
 
-    def _path(self, namespace: str, key: str) -> Path:
+    def _directory(self, namespace: str) -> Path:
+        """A namespace's directory: its loose entries (in two-hex-digit folders), packs and engine manifest."""
         assert self.root is not None
-        return self.root / namespace[:24] / key[:2] / key
+        return self.root / namespace[:24]
+
+    def _path(self, namespace: str, key: str) -> Path:
+        return self._directory(namespace) / key[:2] / key
 
     def _manifest_path(self, namespace: str) -> Path:
-        assert self.root is not None
-        return self.root / namespace[:24] / "engine.json"
+        return self._directory(namespace) / "engine.json"

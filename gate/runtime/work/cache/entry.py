@@ -15,8 +15,9 @@ import numpy as np
 
 SCHEMA = "v1"
 MAGIC = b"llm-gate cache\x01"
-_DTYPES = ("float32", "float16", "bfloat16", "float64")  # bfloat16 is stored widened to float32; float64: P/R/F
-_STORED = {name: np.dtype(name) for name in ("float32", "float16", "float64")}  # dtype.name costs ~8 µs a call
+# What an entry stores (bfloat16 is stored widened to float32; float64: BERTScore's P/R/F), looked up by name on
+# read: numpy's dtype.name costs ~8 µs a call.
+_STORED = {name: np.dtype(name) for name in ("float32", "float16", "float64")}
 
 
 def cache_key(namespace: str, text: str) -> str:
@@ -27,7 +28,7 @@ def cache_key(namespace: str, text: str) -> str:
 
 def encode_entry(key: str, value: np.ndarray, flag: bool) -> bytes:
     array = np.ascontiguousarray(value, dtype=np.float32 if value.dtype.name == "bfloat16" else value.dtype)
-    if array.dtype.name not in _DTYPES:
+    if array.dtype.name not in _STORED:
         raise ValueError(f"cannot cache an array of {array.dtype}")
     payload = array.tobytes()
     header = json.dumps({"key": key, "dtype": array.dtype.name, "shape": list(array.shape), "flag": bool(flag),

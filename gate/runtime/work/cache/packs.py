@@ -115,9 +115,10 @@ def consolidate(files: Iterable[blobs.BlobFile]) -> bool:
         if not packing and len(merged) < 2:
             continue
         try:
-            changed |= _repack(directory, [f.path for f in loose[directory]], [f.path for f in merged])
+            _repack(directory, [f.path for f in loose[directory]], [f.path for f in merged])
         except OSError:
             return changed  # unwritable or full: the entries stay as they are, readable
+        changed = True
     return changed
 
 
@@ -129,7 +130,7 @@ def rewrite(pack: Pack) -> None:
         pass  # unwritable: the damaged entries are rejected again next time
 
 
-def _repack(directory: Path, loose: list[Path], merged: list[Path], leave_out: AbstractSet[str] = frozenset()) -> bool:
+def _repack(directory: Path, loose: list[Path], merged: list[Path], leave_out: AbstractSet[str] = frozenset()) -> None:
     """The intact entries of `merged` packs and `loose` files as new packs; the old files removed."""
     entries: dict[str, bytes] = {}
     for path in merged:
@@ -152,7 +153,6 @@ def _repack(directory: Path, loose: list[Path], merged: list[Path], leave_out: A
         _write(directory, chunk)
     for path in [*loose, *merged]:
         blobs.remove(path)
-    return True
 
 
 def _write(directory: Path, entries: Sequence[tuple[str, bytes]]) -> None:
