@@ -30,9 +30,14 @@ def fresh_environments():
 
 
 def bundled() -> list[tuple[jinja2.Environment, str]]:
-    md = markdown.environment(None)
-    return ([(md, n) for n in md.list_templates() if n.endswith(".j2") and not n.startswith("dashboard.")]
-            + [(dashboard._environment(), "dashboard.html.j2")])
+    """The templates scripts/compile-templates compiles ahead, with their environments."""
+    import importlib.util
+    from importlib.machinery import SourceFileLoader
+
+    loader = SourceFileLoader("compile_templates", str(REPO / "scripts" / "compile-templates"))
+    script = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(script)
+    return [(environment, name) for _, environment, name in script.templates()]
 
 
 def test_the_committed_modules_are_what_the_script_writes():
