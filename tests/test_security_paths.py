@@ -320,3 +320,8 @@ def test_a_cache_directory_tracked_by_git_is_refused_before_any_model_work(tmp_p
     capsys.readouterr()
     assert run_cli(monkeypatch, "validate", "-c", "gate/gate.yml") == 2  # validate says so too
     assert "field 'runtime.cache_dir'" in capsys.readouterr().err
+    no_git = tmp_path / "no-git"  # the Docker action: its image carries no git; the index is read without it
+    no_git.mkdir()
+    monkeypatch.setenv("PATH", str(no_git))
+    assert run(monkeypatch) == 2
+    assert "1 tracked file(s) in .gate-cache" in capsys.readouterr().err

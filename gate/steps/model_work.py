@@ -46,7 +46,10 @@ def refuse_a_committed_cache(config: GateConfig, config_path: Path) -> None:
         return
     cache_dir = Path(config.runtime.cache_dir).resolve()
     models = cache_dir / "models"
-    found = [p for p in vcs.tracked(Path.cwd(), cache_dir) or [] if not p.resolve().is_relative_to(models)]
+    listed = vcs.tracked(Path.cwd(), cache_dir)
+    if listed is None:  # no git (the Docker action's image), or one that refuses a workspace another user owns
+        listed = io.tracked_files(Path.cwd(), cache_dir)
+    found = [p for p in listed or [] if not p.resolve().is_relative_to(models)]
     if found:
         shown = io.display_path(found[0])
         raise ConfigError(f"{config_path}: runtime.cache_dir is tracked by git", [Problem(
