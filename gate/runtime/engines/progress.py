@@ -4,9 +4,10 @@ Three ways, chosen once per run (`Reporter.mode`):
 - BARS on a terminal: a rich spinner while torch and a model load, then one bar per unit of work labelled with
   what it is for ("feedback-drift · BERTScore (MiniLM-L6, layer 6)"), left on screen when done;
 - LINES in CI logs, which a bar would fill with carriage returns: plain timestamped lines
-  (`[12:01:03] feedback-drift · BERTScore (…): 1200/3600 texts (33%), 4.1 s`), a start and an end line per unit
-  and in between at most one line every `interval` seconds, so a long run writes a bounded log; `group` (given
-  in GitHub Actions) folds each unit into a `::group::` of the log;
+  (`[12:01:03] feedback-drift · BERTScore (…): 1200/3600 texts (33%), 4.1 s`: seconds of work, the model's
+  loading told apart in the end line), a start and an end line per unit and in between at most one line every
+  `interval` seconds, so a long run writes a bounded log; `group` (given in GitHub Actions) folds each unit
+  into a `::group::` of the log;
 - OFF (`--quiet`).
 
 The model work (`gate.runtime.work.execute`) opens one `task` per engine; its block loop advances the innermost
@@ -171,14 +172,19 @@ class _Lines:
         self._line, self._clock, self._interval = line, clock, interval
         self._label, self._total, self._unit, self._done = label, total, unit, 0
         self._start = self._last = clock()
-        self._started = False
+        self._started, self._loading = False, loading
+        self._loading_s: float | None = None
         if loading:
             self._line(f"{label}: loading {loading}…")
 
     def loaded(self) -> None:
+        """The work starts: its time counts from here, the loading's is told apart in the end line."""
         if not self._started:
             self._started = True
-            self._last = self._clock()
+            now = self._clock()
+            if self._loading:
+                self._loading_s, self._start = now - self._start, now
+            self._last = now
             self._line(f"{self._label}: {self._total} {self._unit} to do")
 
     def advance(self, steps: int = 1) -> None:
@@ -194,7 +200,8 @@ class _Lines:
 
     def __exit__(self, kind: Any, *_: Any) -> None:
         now = self._clock()
-        self._line(self._count(now) + (" — done" if kind is None else " — stopped"))
+        loading = f" (loading took {self._loading_s:.1f} s)" if self._loading_s is not None else ""
+        self._line(self._count(now) + (" — done" if kind is None else " — stopped") + loading)
 
     def _count(self, now: float) -> str:
         share = f" ({100 * self._done // self._total}%)" if self._total else ""
