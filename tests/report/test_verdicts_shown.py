@@ -89,6 +89,17 @@ def test_report_md_shows_significance_counts_waivers_notes_and_baseline_runs():
     assert "blessed from 1 run on 2026-11-20" in one_run and "its noise is unknown" in one_run
 
 
+def test_change_checks_that_all_passed_fold_under_one_line_and_a_failing_one_keeps_the_table_open():
+    result = stability_result("stab", models=2, tasks=3, items=12)
+    passing = [change_check(result, i, CheckVerdict.PASS, a_change(p=0.9, p_adjusted=1.0)) for i in range(3)]
+    text = render_markdown(gate(judged(result, passing + [group_check(result, 4, CheckVerdict.FAIL)],
+                                      Comparison(Snapshot(runs=3)))), RUN, ReportConfig())
+    folded = text.index("<details><summary>✅ 3 change checks vs baseline passed</summary>")
+    assert folded < text.index("| | Change vs baseline |") < text.index("</details>", folded)
+    mixed = render_markdown(mixed_gate(), RUN, ReportConfig())  # a failed and an inconclusive change check
+    assert "vs baseline passed" not in mixed and "| | Change vs baseline |" in mixed
+
+
 def test_an_inconclusive_gate_says_what_it_counts_as():
     result = stability_result("stab", models=1, tasks=2, items=2)
     suite = judged(result, [change_check(result, 0, CheckVerdict.INCONCLUSIVE, a_change(), reason="item set changed"),
