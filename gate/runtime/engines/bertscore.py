@@ -38,6 +38,7 @@ from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokeniz
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
 from gate.runtime.engines import batching, tokens
+from gate.runtime.engines.fused import fuse_activations
 from gate.runtime.engines.progress import model_progress
 from gate.runtime.engines.scores import RawBertScores  # defined without torch, for the cached runs' replay
 
@@ -157,6 +158,7 @@ class BertScoreEngine:
                 fix=f"set models.bertscore.layer to a layer between 0 and {total}",
             )
         keep_first(layer)
+        fuse_activations(model)
         model.to(device=device, dtype=torch_dtype)
         return cls(tokenizer, model, layer=layer, num_layers=total, device=device, batch_size=batch_size,
                    batch_tokens=batch_tokens)

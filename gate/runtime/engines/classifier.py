@@ -32,6 +32,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from gate.errors import ModelUnavailable
 from gate.runtime.engines import batching, tokens
+from gate.runtime.engines.fused import fuse_activations
 from gate.runtime.engines.progress import model_progress
 
 _FIX = (
@@ -80,6 +81,7 @@ class SequenceClassifier:
                 f"head ({', '.join(head)})",
                 fix=_FIX,
             )
+        fuse_activations(model)
         model.eval().to(device=device, dtype=torch_dtype)
         return cls(tokenizer, model, device=device, batch_size=batch_size, batch_tokens=batch_tokens)
 

@@ -73,7 +73,10 @@ class SentenceEmbedder:
             else:
                 from sentence_transformers import SentenceTransformer
 
+                from gate.runtime.engines.fused import fuse_activations
+
                 model = SentenceTransformer(str(model_dir), device=device)
+                fuse_activations(model)
         except OSError as exc:
             raise ModelUnavailable(
                 f"cannot load the embedding model from {model_dir}: {exc}",
