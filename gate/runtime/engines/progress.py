@@ -200,8 +200,8 @@ class _Lines:
 
     def __exit__(self, kind: Any, *_: Any) -> None:
         now = self._clock()
-        loading = f" (loading took {self._loading_s:.1f} s)" if self._loading_s is not None else ""
-        self._line(self._count(now) + (" — done" if kind is None else " — stopped") + loading)
+        loading = f" (+{self._loading_s:.1f} s loading)" if self._loading_s is not None else ""
+        self._line(self._count(now) + loading + (" — done" if kind is None else " — stopped"))
 
     def _count(self, now: float) -> str:
         share = f" ({100 * self._done // self._total}%)" if self._total else ""

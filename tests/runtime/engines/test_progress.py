@@ -52,7 +52,7 @@ def test_without_a_terminal_a_long_task_writes_few_timestamped_labelled_lines():
     texts = [m.group(4) for m in parsed if m]
     assert texts[0] == f"{LABEL}: loading all-MiniLM-L6-v2…"
     assert texts[1] == f"{LABEL}: 144000 texts to do"
-    assert texts[-1] == f"{LABEL}: 144000/144000 texts (100%), 1800.0 s — done (loading took 5.0 s)"
+    assert texts[-1] == f"{LABEL}: 144000/144000 texts (100%), 1800.0 s (+5.0 s loading) — done"
     middle = texts[2:-1]
     # at most one line per 10 s of work: 1800 s -> at most 180, not one per advance (3600)
     assert 170 <= len(middle) <= 180
@@ -68,7 +68,7 @@ def test_a_short_task_writes_its_start_and_end_lines_only():
     long_task(reporter, clock, blocks=5, seconds_per_block=1)
     assert [STAMP.match(line).group(4) for line in out.getvalue().splitlines()] == [
         f"{LABEL}: loading all-MiniLM-L6-v2…", f"{LABEL}: 200 texts to do",
-        f"{LABEL}: 200/200 texts (100%), 5.0 s — done (loading took 5.0 s)"]
+        f"{LABEL}: 200/200 texts (100%), 5.0 s (+5.0 s loading) — done"]
 
 
 def test_a_failing_task_says_where_it_stopped():
