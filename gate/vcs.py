@@ -50,7 +50,8 @@ def changed_files(cwd: Path, base: str, head: str = "HEAD") -> list[Path] | None
 
 
 def tracked(cwd: Path, path: Path) -> list[Path] | None:
-    """The files under `path` that git tracks in this checkout, as absolute paths; None when git cannot tell
-    (no git, not a repository, `path` outside it)."""
+    """The files under `path` that git tracks in this checkout, as absolute paths, once each (git lists a
+    conflicted file once per merge stage); None when git cannot tell (no git, not a repository, `path` outside
+    it)."""
     out = _git(cwd, "ls-files", "-z", "--", str(path))  # names relative to `cwd`
-    return None if out is None else [cwd / name for name in out.split("\0") if name]
+    return None if out is None else list(dict.fromkeys(cwd / name for name in out.split("\0") if name))

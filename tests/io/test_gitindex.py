@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gate import vcs
 from gate.io.gitindex import _index_names, tracked_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git to write the indexes it reads")
@@ -99,6 +100,7 @@ def test_the_stages_of_a_conflicted_file_are_one_file(tmp_path: Path):
     subprocess.run(["git", "-C", str(repo), "merge", "-q", "other"], capture_output=True, check=False)
     assert len(git(repo, "ls-files", "--stage", "--", "cache").splitlines()) == 3  # base, ours, theirs
     assert tracked_files(repo, repo / "cache") == [repo / "cache/x.npy"] == listed_by_git(repo, "cache")
+    assert vcs.tracked(repo, repo / "cache") == [repo / "cache/x.npy"]  # git's three lines, counted once
 
 
 def test_a_sha256_repository(tmp_path: Path):
@@ -161,3 +163,4 @@ def test_fuzzed_indexes_never_raise(tmp_path: Path):
                 mutated[rng.randrange(12, len(mutated))] = rng.randrange(256)
             names = _index_names(bytes(mutated), 20)
             assert names is None or all(isinstance(n, bytes) for n in names)
+
