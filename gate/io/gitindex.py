@@ -43,12 +43,12 @@ def tracked_files(start: Path, path: Path) -> list[Path] | None:
     names = None if hash_size is None else _index_names(data, hash_size)
     if names is None:
         return None
-    if relative == ".":
-        return [root / os.fsdecode(name).rstrip("/") for name in names]
-    exact = os.fsencode(relative)
-    prefix = exact + b"/"
-    return [root / os.fsdecode(name).rstrip("/") for name in names
-            if name in (exact, prefix) or name.startswith(prefix) or (name.endswith(b"/") and prefix.startswith(name))]
+    if relative != ".":
+        exact = os.fsencode(relative)
+        prefix = exact + b"/"
+        names = [name for name in names if name == exact or name.startswith(prefix)
+                 or (name.endswith(b"/") and prefix.startswith(name))]  # or a sparse directory holding `path`
+    return [root / os.fsdecode(name).rstrip("/") for name in names]
 
 
 def _index_names(data: bytes, hash_size: int) -> list[bytes] | None:
