@@ -16,6 +16,8 @@ import re
 import struct
 from pathlib import Path
 
+from gate.io.blobs import read_blob
+
 _HEADER = struct.Struct(">4sII")  # "DIRC", version, number of entries
 _STAT = 40  # ctime, mtime (seconds and nanoseconds each), dev, ino, mode, uid, gid, size: ten 32-bit fields
 _HASH_SIZE = {"sha1": 20, "sha256": 32}
@@ -36,7 +38,7 @@ def tracked_files(start: Path, path: Path) -> list[Path] | None:
         relative = path.resolve().relative_to(root).as_posix()
     except ValueError:  # outside the checkout, as git ls-files refuses it
         return None
-    data, config = _read(git_dir / "index"), _read(_common_dir(git_dir) / "config")
+    data, config = read_blob(git_dir / "index"), read_blob(_common_dir(git_dir) / "config")
     if data is None:
         return [] if (git_dir / "HEAD").is_file() else None  # a repository without an index tracks nothing yet
     hash_size = _HASH_SIZE.get(_object_format(config or b""))
@@ -123,7 +125,7 @@ def _checkout(start: Path) -> tuple[Path, Path] | None:
         if dot_git.is_dir():
             return directory, dot_git
         if dot_git.is_file():
-            text = _read(dot_git) or b""
+            text = read_blob(dot_git) or b""
             if not text.startswith(b"gitdir:"):
                 return None
             target = Path(os.fsdecode(text[len(b"gitdir:"):].strip()))
@@ -134,17 +136,10 @@ def _checkout(start: Path) -> tuple[Path, Path] | None:
 
 def _common_dir(git_dir: Path) -> Path:
     """Where a worktree's shared files (the config) live: `commondir` names it, relative to the git directory."""
-    named = _read(git_dir / "commondir")
+    named = read_blob(git_dir / "commondir")
     return (git_dir / os.fsdecode(named.strip())).resolve() if named else git_dir
 
 
 def _object_format(config: bytes) -> str:
     found = _OBJECT_FORMAT.search(config)
     return found.group(1).decode("ascii").lower() if found else "sha1"
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
