@@ -50,6 +50,7 @@ class SentenceEmbedder:
         import torch
 
         from gate.errors import ConfigError, ModelUnavailable, Problem
+        from gate.runtime.engines.fused import fuse_activations
         from gate.runtime.engines.pooled import PooledEncoder, plain_layout
 
         name = str(dtype).lower()
@@ -73,15 +74,13 @@ class SentenceEmbedder:
             else:
                 from sentence_transformers import SentenceTransformer
 
-                from gate.runtime.engines.fused import fuse_activations
-
                 model = SentenceTransformer(str(model_dir), device=device)
-                fuse_activations(model)
         except OSError as exc:
             raise ModelUnavailable(
                 f"cannot load the embedding model from {model_dir}: {exc}",
                 fix="run `llm-gate models pull` or point models.embedding at a local model directory",
             ) from exc
+        fuse_activations(model)  # either way: its modules() are the transformer's
         model.eval()
         if name in ("float16", "fp16", "half"):
             model.to(dtype=torch.float16)

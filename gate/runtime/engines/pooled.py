@@ -58,11 +58,8 @@ class PooledEncoder:
     def __init__(self, model_dir: Path, layout: PlainLayout, device: str = "cpu") -> None:
         from transformers import AutoModel, AutoTokenizer
 
-        from gate.runtime.engines.fused import fuse_activations
-
         self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
         self.model = AutoModel.from_pretrained(str(model_dir)).to(device)
-        fuse_activations(self.model)
         self.model.eval()
         self.max_seq_length = layout.max_seq_length
         self.normalize = layout.normalize
