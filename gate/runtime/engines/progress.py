@@ -172,8 +172,8 @@ class _Lines:
         self._line, self._clock, self._interval = line, clock, interval
         self._label, self._total, self._unit, self._done = label, total, unit, 0
         self._start = self._last = clock()
-        self._started, self._loading = False, loading
-        self._loading_s: float | None = None
+        self._started = False
+        self._loading_s: float | None = 0.0 if loading else None  # how long the model took, once it has loaded
         if loading:
             self._line(f"{label}: loading {loading}…")
 
@@ -182,7 +182,7 @@ class _Lines:
         if not self._started:
             self._started = True
             now = self._clock()
-            if self._loading:
+            if self._loading_s is not None:
                 self._loading_s, self._start = now - self._start, now
             self._last = now
             self._line(f"{self._label}: {self._total} {self._unit} to do")
@@ -200,7 +200,7 @@ class _Lines:
 
     def __exit__(self, kind: Any, *_: Any) -> None:
         now = self._clock()
-        loading = f" (+{self._loading_s:.1f} s loading)" if self._loading_s is not None else ""
+        loading = f" (+{self._loading_s:.1f} s loading)" if self._started and self._loading_s is not None else ""
         self._line(self._count(now) + loading + (" — done" if kind is None else " — stopped"))
 
     def _count(self, now: float) -> str:
