@@ -41,12 +41,12 @@ from gate.config.suites import (
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
-from gate.config.verdicts import Correction, InconclusivePolicy, Waiver
+from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 __all__ = [
     "SUITE_CONFIGS", "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
     "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses",
-    "GateConfig",
+    "GateChangesPolicy", "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HeuristicSuiteConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
     "Significance", "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",

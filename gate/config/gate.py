@@ -22,7 +22,7 @@ from gate.config.suites import (
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
-from gate.config.verdicts import Correction, InconclusivePolicy, Waiver
+from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 # One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it). The union is written
 # out, not built from a runtime tuple, so a type checker sees it; SUITE_CONFIGS is read back from it.
@@ -152,6 +152,14 @@ class GateConfig(StrictModel):
         "fail or pass.")
     waivers: list[Waiver] = Field(default_factory=list, description="Accepted regressions, each with a reason, "
                                   "an owner and an expiry date.")
+    max_waiver_days: int = Field(
+        90, ge=1, le=366, description="The furthest a waiver's `expires` may lie ahead of the run's day: a waiver is "
+        "a dated exception, not a permanent one (an expiry beyond it is an error in gate.yml).")
+    gate_changes: GateChangesPolicy = Field(
+        GateChangesPolicy.WARN, description="A pull request is judged by the base branch's gate (gate.yml, waivers, "
+        "rubrics, snapshots, baselines); what the pull request changes in its own gate is shown, and counts as: "
+        "fail (the gate fails), warn (at least a warning; default) or allow (shown only). Read from the base "
+        "branch's gate.yml, so a pull request cannot relax it.")
 
     @field_validator("suites")
     @classmethod

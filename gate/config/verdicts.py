@@ -22,7 +22,7 @@ from pydantic import Field, field_validator
 from gate.config.base import StrictModel
 from gate.stats import Correction
 
-__all__ = ["Correction", "InconclusivePolicy", "Waiver"]
+__all__ = ["Correction", "GateChangesPolicy", "InconclusivePolicy", "Waiver"]
 
 
 class InconclusivePolicy(str, Enum):
@@ -30,6 +30,15 @@ class InconclusivePolicy(str, Enum):
     WARN = "warn"  # counts as a warning (exit 1 only with --fail-on warn)
     FAIL = "fail"  # counts as a failure: exit 1, the check run fails
     PASS = "pass"  # counts as a pass (the report still says inconclusive)
+
+
+class GateChangesPolicy(str, Enum):
+    """What a pull request that changes its own gate (gate.yml, waivers, rubrics, snapshots, baselines) gets: the
+    run is always judged by the base branch's gate; the change is shown, and this says how it counts."""
+
+    FAIL = "fail"  # the gate fails until the change is merged by someone who may change the gate
+    WARN = "warn"  # the verdict is at least a warning, and the change is shown (default)
+    ALLOW = "allow"  # shown only
 
 
 class Waiver(StrictModel):
