@@ -122,3 +122,45 @@ def test_readme_workflows_are_valid_and_lint_clean(tmp_path):
     assert schema.returncode == 0, schema.stdout + schema.stderr
     lint = subprocess.run([str(BIN / "actionlint"), *map(str, files)], capture_output=True, text=True, timeout=120)
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+# A third-party action runs with the job's token and secrets: this repository's own workflows and composite
+# actions name each by the commit it is (a tag can be moved to other code), with its release in a comment.
+# The recipes users copy (README, docs/, `llm-gate init`) keep readable tags and are not checked here.
+PINNED_USES = re.compile(r"\./.*|docker://[^@\s]+@sha256:[0-9a-f]{64}|[\w.-]+/[\w./-]+@[0-9a-f]{40}")
+
+
+def own_uses() -> list[tuple[str, str, str]]:
+    """(file, uses, its source line) for every `uses:` of a job or step in .github/ (workflows and actions)."""
+    found = []
+    github = REPO / ".github"
+    for path in sorted([*github.glob("workflows/*.y*ml"), *github.glob("actions/**/action.y*ml")]):
+        text, data = path.read_text(), yaml.safe_load(path.read_text()) or {}
+        jobs = list((data.get("jobs") or {}).values()) + [data.get("runs") or {}]
+        for job in jobs:
+            for item in [job, *(job.get("steps") or [])]:
+                if "uses" in item:
+                    line = next((x for x in text.splitlines()
+                                 if re.search(rf"uses:\s*{re.escape(item['uses'])}(\s|$)", x)), "")
+                    found.append((str(path.relative_to(REPO)), str(item["uses"]), line))
+    return found
+
+
+def test_own_workflows_pin_every_third_party_action_by_commit():
+    uses = own_uses()
+    assert len(uses) >= 20 and any(u.startswith("./") for _, u, _ in uses), uses
+    unpinned = [(f, u) for f, u, _ in uses if not PINNED_USES.fullmatch(u)]
+    assert not unpinned, f"pin these by their 40-hex commit SHA (`owner/repo@<sha> # vX.Y.Z`): {unpinned}"
+    unnamed = [(f, line.strip()) for f, u, line in uses
+               if not u.startswith(("./", "docker://")) and not re.search(r"#\s*v\d+(\.\d+)*\b", line)]
+    assert not unnamed, f"say which release a pinned SHA is (`# vX.Y.Z`): {unnamed}"
+
+
+@pytest.mark.parametrize("uses, pinned", [
+    ("actions/checkout@v6", False), ("actions/checkout@main", False), ("actions/checkout@d23441a", False),
+    ("actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803", True),
+    ("github/codeql-action/upload-sarif@" + "a" * 40, True),
+    ("docker://alpine:3", False), ("docker://alpine@sha256:" + "0" * 64, True), ("./.github/actions/source", True),
+])
+def test_the_pin_check_knows_a_pin(uses, pinned):
+    assert bool(PINNED_USES.fullmatch(uses)) is pinned
