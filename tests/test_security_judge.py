@@ -56,7 +56,8 @@ def gate(tmp_path, httpserver, monkeypatch):
     (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     monkeypatch.chdir(tmp_path)
 
-    def write(api_key_env: str = "OPENAI_API_KEY", base_url: str | None = None) -> None:
+    def write(api_key_env: str | None = "OPENAI_API_KEY", base_url: str | None = None) -> None:
+        key_line = f"api_key_env: {api_key_env}" if api_key_env else "model: judge-model"
         (tmp_path / "gate.yml").write_text(f"""\
 version: 1
 runtime: {{cache_dir: {tmp_path / 'cache'}}}
@@ -67,7 +68,7 @@ suites:
     judge:
       base_url: {base_url or httpserver.url_for('/v1')}
       enabled: true
-      api_key_env: {api_key_env}
+      {key_line}
       criteria: [relevance]
       cache: false
     checks:
@@ -145,9 +146,44 @@ def test_the_workflow_may_name_the_key_variable(gate, httpserver, monkeypatch):
     monkeypatch.setenv("JUDGE_KEY", JUDGE_KEY)
     monkeypatch.setenv("INPUT_JUDGE_API_KEY_ENV", "JUDGE_KEY")
     monkeypatch.setenv("INPUT_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))
-    gate()
+    gate(api_key_env=None)  # gate.yml names no variable
+    assert run(monkeypatch) == 0
+    gate(api_key_env="JUDGE_KEY")  # or repeats the workflow's choice
+    assert run(monkeypatch) == 0
+    assert [r.headers["Authorization"] for r, _ in httpserver.log] == [f"Bearer {JUDGE_KEY}"] * 4
+
+
+AWS_SECRET = "aws-secret-access-key-that-must-stay-0123456789"
+
+
+def test_gate_yml_cannot_choose_which_secret_goes_to_an_allowed_endpoint(gate, httpserver, monkeypatch, capsys):
+    """Issue 31, item 6: the workflow allows the endpoint; gate.yml (from the pull request) names another secret."""
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", AWS_SECRET)
+    monkeypatch.setenv("OPENAI_API_KEY", JUDGE_KEY)
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))
+    gate(api_key_env="AWS_SECRET_ACCESS_KEY")
+    assert run(monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert f"gate.yml:{KEY_LINE}" in err and "suites.qa.judge.api_key_env" in err
+    assert "judge_api_key_env" in err and "OPENAI_API_KEY" in err and AWS_SECRET not in err
+    assert len(httpserver.log) == 0 and sent(httpserver, AWS_SECRET) == 0
+    monkeypatch.setenv("INPUT_JUDGE_API_KEY_ENV", "JUDGE_KEY")  # a workflow naming another variable: still refused
+    monkeypatch.setenv("JUDGE_KEY", JUDGE_KEY)
+    assert run(monkeypatch) == 2
+    assert "JUDGE_KEY" in capsys.readouterr().err
+    assert len(httpserver.log) == 0 and sent(httpserver, AWS_SECRET) == 0
+    monkeypatch.setenv("INPUT_JUDGE_API_KEY_ENV", "AWS_SECRET_ACCESS_KEY")  # the workflow's own choice: it is sent
+    assert run(monkeypatch) == 0
+    assert sent(httpserver, AWS_SECRET) == 2
+
+
+def test_without_the_workflow_naming_one_the_key_is_openai_api_key(gate, httpserver, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", JUDGE_KEY)
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))
+    gate(api_key_env=None)
     assert run(monkeypatch) == 0
     assert [r.headers["Authorization"] for r, _ in httpserver.log] == [f"Bearer {JUDGE_KEY}"] * 2
+    assert GraderAccess().key_env_for(GraderConfig(api_key_env="OTHER")) == "OPENAI_API_KEY"
 
 
 @pytest.mark.parametrize("token_variable", ["GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"  # the judge key's variable when the workflow names none
 # Variables a GitHub runner fills with credentials or with what the workflow passes to the action.
 FORBIDDEN_PREFIXES = ("GITHUB_", "GH_", "INPUT_", "ACTIONS_", "RUNNER_")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -11,9 +11,11 @@ So, before any request:
   compared normalised (scheme, lower-case host without trailing dots, port, whole path segments);
   userinfo, queries, fragments, backslashes, whitespace, `%` and dot segments are refused outright, and
   plain http is allowed to loopback hosts only (127.0.0.0/8, ::1, localhost), even when listed;
-- the key's variable is named by the workflow (`judge_api_key_env`, LLM_GATE_JUDGE_API_KEY_ENV) or else
-  by gate.yml's `api_key_env`, and never a GitHub or Actions variable (GITHUB_*, GH_*, INPUT_*, ACTIONS_*,
-  RUNNER_*): Settings does not even keep those among the keys the judge can read. A key whose value
+- the key's variable is named by the workflow (`judge_api_key_env`, LLM_GATE_JUDGE_API_KEY_ENV), else it is
+  OPENAI_API_KEY (`DEFAULT_KEY_ENV`); gate.yml's `api_key_env` may only repeat that choice: one that names
+  another variable is refused (an allowed endpoint would otherwise receive whichever secret a pull request
+  names, `api_key_env: AWS_SECRET_ACCESS_KEY`). Never a GitHub or Actions variable (GITHUB_*, GH_*, INPUT_*,
+  ACTIONS_*, RUNNER_*): Settings does not even keep those among the keys the judge can read. A key whose value
   equals a GitHub/Actions token is refused too (`OPENAI_API_KEY: ${{ github.token }}`).
 
 The LLM grader (`gate.scorers.rag.grader_client`) then sends to the normalised URL only and follows no redirect.
@@ -27,7 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from gate.config.endpoints import DEFAULT_ENDPOINT, Endpoint, key_name_problem, parse_endpoint
+from gate.config.endpoints import DEFAULT_ENDPOINT, DEFAULT_KEY_ENV, Endpoint, key_name_problem, parse_endpoint
 from gate.errors import ConfigError, Problem
 
 if TYPE_CHECKING:
@@ -48,7 +50,7 @@ class GraderAccess:
     """The workflow's part of the judge's settings, read once from the environment (by `Settings.from_env`)."""
 
     endpoints: tuple[Endpoint, ...] = (parse_endpoint(DEFAULT_ENDPOINT),)
-    key_env: str | None = None  # named by the workflow; wins over gate.yml's api_key_env
+    key_env: str | None = None  # named by the workflow; None: DEFAULT_KEY_ENV. gate.yml's api_key_env may only agree
     # The variables a judge key may come from (never a forbidden name), and the tokens no key may equal.
     keys: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
     protected: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
@@ -82,7 +84,12 @@ class GraderAccess:
                    keys=MappingProxyType({n: v for n, v in environ.items() if key_name_problem(n) is None}))
 
     def key_env_for(self, judge: GraderConfig) -> str:
-        return self.key_env or judge.api_key_env
+        """The variable the judge's key is read from: the workflow's choice, never gate.yml's."""
+        return self.key_env or DEFAULT_KEY_ENV
+
+    def _source(self) -> str:
+        return (f"named by the workflow's {KEY_ENV_INPUT}" if self.key_env
+                else f"the default, as the workflow names none in {KEY_ENV_INPUT}")
 
     def problems(self, judge: GraderConfig) -> list[tuple[str, str, str, str]]:
         """(field, expected, found, fix) for each reason this judge may not send; [] when it may."""
@@ -92,7 +99,15 @@ class GraderAccess:
             found.append(("base_url", "an endpoint the workflow allows: "
                           + ", ".join(a.url for a in self.endpoints), repr(judge.base_url), ALLOW_FIX))
         name = self.key_env_for(judge)
-        source = f"the workflow's {KEY_ENV_INPUT}" if self.key_env else "api_key_env"
+        source = self._source()
+        if "api_key_env" in judge.model_fields_set and judge.api_key_env != name:
+            # gate.yml may come from the pull request: choosing the variable, it would choose which secret goes out
+            found.append(("api_key_env", f"{name} ({source}), or no `api_key_env`",
+                          f"{judge.api_key_env}: gate.yml may not choose which secret the judge sends",
+                          f"remove `api_key_env` from gate.yml; if the judge's key is in {judge.api_key_env}, the "
+                          f"workflow must name it: action input `{KEY_ENV_INPUT}: {judge.api_key_env}` "
+                          f"(or {KEY_ENV_ENV}={judge.api_key_env})"))
+            return found
         why = key_name_problem(name)
         key = self.keys.get(name, "").strip()
         if why:

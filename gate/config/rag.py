@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
 from gate.config.base import Globs, StrictModel, SuiteBase
-from gate.config.endpoints import key_name_problem, parse_endpoint
+from gate.config.endpoints import DEFAULT_KEY_ENV, key_name_problem, parse_endpoint
 
 # The overall score's default weights: retrieval and generation count half each (DESIGN.md §4).
 DEFAULT_OVERALL_WEIGHTS = {
@@ -36,8 +36,10 @@ class GraderConfig(StrictModel):
     base_url: str = Field("https://api.openai.com/v1", description="OpenAI-compatible API root (…/v1); the workflow's "
                           "judge_endpoints (LLM_GATE_JUDGE_ENDPOINTS) must allow it. http only to loopback.")
     model: str = "gpt-4o-mini"
-    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key (never a "
-                             "GITHUB_*, GH_*, INPUT_*, ACTIONS_* or RUNNER_* one); judge_api_key_env overrides it.")
+    api_key_env: str = Field(DEFAULT_KEY_ENV, description="The environment variable holding the API key: the "
+                             "workflow's choice (action input judge_api_key_env, LLM_GATE_JUDGE_API_KEY_ENV; "
+                             "default OPENAI_API_KEY), never gate.yml's. Optional; set here, it must equal that "
+                             "choice, else a config error.")
     criteria: list[str] = Field(default_factory=lambda: list(JUDGE_CRITERIA), min_length=1)
     prompt_template: str | None = Field(
         None, description="Overrides the seed's judge prompt; {criterion} {query} {context} {answer} {expected}.")

@@ -158,6 +158,7 @@ suites:
 """)
     monkeypatch.setenv("FAULT_JUDGE_KEY", KEY)
     monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", llm.base_url)  # the workflow allows this endpoint
+    monkeypatch.setenv("LLM_GATE_JUDGE_API_KEY_ENV", "FAULT_JUDGE_KEY")  # and names the key
     monkeypatch.chdir(tmp_path)
     assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q") == 0  # warn: unmeasured
     assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q", "--fail-on", "warn") == 1

@@ -45,6 +45,7 @@ suites:
       judge_relevance: {{min: 0.8}}
 """)
     monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))  # the workflow allows this endpoint
+    monkeypatch.setenv("LLM_GATE_JUDGE_API_KEY_ENV", "TEST_JUDGE_KEY")  # and names the key (gate.yml only repeats it)
     monkeypatch.chdir(tmp_path)
     return tmp_path, seen
 
@@ -99,6 +100,7 @@ suites:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TEST_JUDGE_KEY", "sk-test-123")
     monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))  # the workflow allows this endpoint
+    monkeypatch.setenv("LLM_GATE_JUDGE_API_KEY_ENV", "TEST_JUDGE_KEY")  # and names the key (gate.yml only repeats it)
     assert run_cli(monkeypatch, "run", "-c", "gate.yml", "--no-publish", "-q") in (0, 1)  # 1: overall_score < 0.75
     [suite] = json.loads((tmp_path / "gate-report" / "report.json").read_text())["suites"]
     [group] = [g for g in suite["groups"] if g["level"] == "group"]
