@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -21,12 +21,13 @@ from gate import interrupt, io, report
 from gate.baselines import comparison, flow, history
 from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
+from gate.config.changes import GateChanges
 from gate.config.loader import load_config
 from gate.errors import ExitCode
-from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite
+from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.publish import bundle as publishing
 from gate.publish.flow import publish as publish_report
-from gate.publish.flow import push_target
+from gate.publish.flow import push_target, run_target
 from gate.publish.github.client import GitHubPublisher, publisher_for
 from gate.report.context import RunInfo
 from gate.report.json_report import report_json
@@ -47,6 +48,7 @@ from gate.settings import FailOn, Settings
 from gate.steps import (
     LoadedSuite,
     compute_model_work,
+    data_root,
     guarded,
     load_suites,
     make_bundle,
@@ -54,6 +56,8 @@ from gate.steps import (
     print_summary,
     progress_for,
     read_event,
+    read_gate_changes,
+    reading_data,
     refuse_a_committed_cache,
     report_place,
     score,
@@ -72,13 +76,15 @@ def run(settings: Settings, *, quiet: bool = False, verbose: bool = False, shard
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
     io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the model work
-    results, model_work = measure(config, selected, base_dir, settings, shards=shards,
-                                  shown=progress_for(settings, quiet))
+    with reading_data(data_root(settings, settings.config_path)):  # the candidate data: the PR's, nothing else
+        results, model_work = measure(config, selected, base_dir, settings, shards=shards,
+                                      shown=progress_for(settings, quiet))
     now = datetime.now(timezone.utc).replace(microsecond=0)
     pr = pull_request(settings, base_dir)
     comparisons = compare(config, results, base_dir, now, pr.changed_files)
     verdict = judge(results, config, None if selected else f"--suite {', '.join(settings.suites)} matched no suite",
                     comparisons, now.date())
+    verdict = weigh_proposal(verdict, config, settings, results, comparisons, now.date(), pr)
     past = guarded(settings, "reading the history", lambda: flow.read_history(config, base_dir, pr.publisher),
                    flow.HistoryRead(notes=["history: could not be read (see the log)"]))
     record, record_note = flow.should_record(config, settings, pr.event, settings.record_history)
@@ -193,9 +199,18 @@ def pull_request(settings: Settings, base_dir: Path) -> PullRequest:
     publisher = publisher_for(settings) if settings.publish else None
     target = guarded(settings, "finding the pushed commit's pull request",
                      lambda: push_target(target, settings.github.event_name, publisher), target)
+    target = guarded(settings, "finding the workflow run's pull request",
+                     lambda: run_target(target, settings.github.event_name, event, publisher), target)
     changed = guarded(settings, "reading the pull request's files",
-                      lambda: flow.changed_files(settings, event, base_dir, publisher), None)
+                      lambda: flow.changed_files(settings, event, base_dir, publisher, target.pull_request), None)
     return PullRequest(event, target, publisher, changed)
+
+
+def base_sha(event: Mapping[str, Any] | None) -> str | None:
+    """The pull request's base commit as the event names it (None: not a pull_request event)."""
+    pull = (event or {}).get("pull_request")
+    sha = ((pull or {}).get("base") or {}).get("sha") if isinstance(pull, dict) else None
+    return sha if isinstance(sha, str) and sha else None
 
 
 def compare(config: GateConfig, results: Sequence[SuiteResult], base_dir: Path, now: datetime,
@@ -217,6 +232,35 @@ def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: st
                                     (comparisons or {}).get(result.name),
                                     partial(scorer.statistic, suite, columns=columns), settings))
     return judge_gate(config.name, verdicts, skipped_reason, settings)
+
+
+def weigh_proposal(verdict: GateVerdict, config: GateConfig, settings: Settings, results: Sequence[SuiteResult],
+                   comparisons: Mapping[str, SnapshotComparison], today: date, pr: PullRequest) -> GateVerdict:
+    """What the pull request changes in its own gate, counted as the base branch's `gate_changes` says, with the
+    verdict its own gate.yml would have given (shown, never applied)."""
+    unknown: tuple[GateChanges | None, GateConfig | None] = (None, None)
+    changes, proposed = guarded(settings, "reading the pull request's gate", lambda: read_gate_changes(
+        settings, config, settings.config_path, pull_request=pr.target.pull_request, head_sha=pr.target.head_sha,
+        base_sha=base_sha(pr.event), changed=pr.changed_files, source=pr.publisher), unknown)
+    if changes is not None and changes.changes and proposed is not None:
+        changes = proposed_outcome(changes, results, proposed, comparisons, today)
+    return weigh_gate_changes(verdict, changes, config.gate_changes)
+
+
+def proposed_outcome(changes: GateChanges, results: Sequence[SuiteResult], proposed: GateConfig,
+                     comparisons: Mapping[str, SnapshotComparison], today: date) -> GateChanges:
+    """`changes` with the verdict the pull request's gate.yml would give the same measurements, where its suites
+    score alike (shown beside the real verdict, never instead of it)."""
+    for result in results:
+        suite = proposed.suites.get(result.name)
+        if suite is None or suite.kind != result.kind:
+            return replace(changes, proposed_note=f"not evaluated: its gate.yml has no {result.kind} suite "
+                                                  f"{result.name!r}")
+    try:
+        outcome = judge(results, proposed, None, comparisons, today)
+    except Exception as exc:  # a check the measurements cannot answer: say so, never fail the run over it
+        return replace(changes, proposed_note=f"not evaluated: {exc}")
+    return replace(changes, proposed_verdict=outcome.counts_as.value)
 
 
 def verdict_settings(config: GateConfig, today: date | None) -> VerdictSettings:

@@ -79,6 +79,17 @@ class Settings:
     # the run needs and finds nowhere is pulled into it from the hub, the one download HF_HUB_OFFLINE lets through,
     # so with actions/cache on it a job downloads a model at most once per cache key. None: never pulled at run time.
     model_dir: Path | None = None
+    # The trust boundary (SECURITY.md): `base_checkout` is a checkout of the pull request's base branch, from which
+    # gate.yml and everything it names but the candidate data are read (None: the workspace itself is the trusted
+    # tree); `candidates_dir` is the root under which the candidate data (`candidates:` / `records:`) are read, in
+    # the repository's layout (None: the workspace) — a downloaded artifact of the pull request's run.
+    base_checkout: Path | None = None
+    candidates_dir: Path | None = None
+
+    @property
+    def trusted_root(self) -> Path | None:
+        """The tree the gate itself comes from when the workflow names one (None: the workspace)."""
+        return self.base_checkout
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], *, config: str | None = None, output_dir: str | None = None,
@@ -87,12 +98,15 @@ class Settings:
                  models: tuple[str, ...] = (), shard: str | None = None,
                  record_history: bool | None = None, report_dir: str | None = None,
                  shards: tuple[str, ...] = (), comment_mode: str | None = None, check_name: str | None = None,
-                 comment_title: str | None = None) -> Settings:
+                 comment_title: str | None = None, base_checkout: str | None = None,
+                 candidates_dir: str | None = None) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
 
         config_path = config or value("config") or "gate.yml"
+        base = _workflow_dir(base_checkout or value("base_checkout"), "base_checkout")
+        data = _workflow_dir(candidates_dir or value("candidates_dir"), "candidates_dir")
         selected = suites or tuple(_split(value("suites") or ""))
         fail_level = fail_on or value("fail_on") or "fail"
         if fail_level not in {f.value for f in FailOn}:
@@ -117,7 +131,10 @@ class Settings:
         output = output_dir or value("output_dir")
         pull_dir = _model_dir(value("model_dir"))
         return cls(
-            config_path=Path(config_path),
+            config_path=base / config_path if base is not None and not Path(config_path).is_absolute()
+            else Path(config_path),
+            base_checkout=base,
+            candidates_dir=data,
             output_dir=Path(output) if output else None,
             suites=selected,
             publish=publish,
@@ -175,6 +192,22 @@ def _model_dir(text: str | None) -> Path | None:
             field="model_dir", expected="a directory relative to the workspace, without `..`", found=repr(text),
             fix="name a directory inside the checkout, e.g. `model_dir: .gate-models`, and cache that path with "
                 "actions/cache")])
+    return path
+
+
+def _workflow_dir(text: str | None, name: str) -> Path | None:
+    """`base_checkout` / `candidates_dir`: a directory the workflow names (never gate.yml); it must exist."""
+    if text is None:
+        return None
+    path = Path(text).expanduser()
+    if not path.is_dir():
+        what = ("a checkout of the pull request's base branch (actions/checkout with `path:`)"
+                if name == "base_checkout" else
+                "the directory the pull request's candidate files were downloaded to (actions/download-artifact)")
+        raise ConfigError("invalid setting", [Problem(
+            field=name, expected=f"an existing directory: {what}", found=f"{text!r}, "
+            + ("not a directory" if path.exists() else "which does not exist"),
+            fix="check the workflow step that creates it, and that it runs before the gate")])
     return path
 
 

@@ -132,15 +132,19 @@ def record(config: GateConfig, base_dir: Path, entry: Entry, publisher: HistoryR
 
 
 def changed_files(settings: Settings, event: dict[str, Any] | None, base_dir: Path,
-                  publisher: HistoryRemote | None) -> list[Path] | None:
+                  publisher: HistoryRemote | None, number: int | None = None) -> list[Path] | None:
     """Files the pull request (or the merge queue's candidate) changes (git first, the API where the clone is too
-    shallow); None: unknown."""
+    shallow); None: unknown. `number`: the pull request a `workflow_run` job gates (from GitHub, never from an
+    artifact), whose files only the API can list."""
     group = (event or {}).get("merge_group")
     if settings.github.event_name == "merge_group" and isinstance(group, dict):
         return _merge_group_files(settings, group, base_dir, publisher)
     pull = (event or {}).get("pull_request")
     if not isinstance(pull, dict):
-        return None
+        if settings.github.event_name != "workflow_run" or number is None or publisher is None:
+            return None
+        remote, gated = publisher, number
+        return _remote_files(settings, base_dir, lambda: remote.pull_request_files(gated))
     base = (pull.get("base") or {}).get("sha")
     if isinstance(base, str) and base:
         found = vcs.changed_files(base_dir, base)

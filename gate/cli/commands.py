@@ -43,6 +43,8 @@ def run(
     record_history: Annotated[bool | None, typer.Option("--record-history/--no-record-history", help="Append this run to the history (default: only runs on the default branch in Actions).")] = None,  # noqa: E501
     shard: Annotated[str | None, typer.Option(help="Compute only shard i/N of the model work and save it (then `llm-gate merge`).")] = None,  # noqa: E501
     allow_paths_outside_workspace: Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name files outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read the runner's files.")] = False,  # noqa: E501
+    base_checkout: Annotated[Path | None, typer.Option("--base-checkout", help="A checkout of the pull request's base branch: gate.yml (--config, relative to the repository root) and everything it names but the candidate data are read from it; the candidate data from the working tree. What the pull request changes in its own gate is shown, never applied.")] = None,  # noqa: E501
+    candidates_dir: Annotated[Path | None, typer.Option("--candidates-dir", help="Read the candidate data (`candidates:`, `records:`) from this directory, in the repository's layout (the pull request's downloaded artifact); everything else from the checkout (the trusted workflow_run job).")] = None,  # noqa: E501
 ) -> None:
     """Score, judge and report: the gate itself.
 
@@ -55,7 +57,8 @@ def run(
                       fail_on=fail_on.value if fail_on else None, comment=comment.value if comment else None,
                       models=tuple(model or ()), shard=shard, record_history=record_history,
                       comment_mode=comment_mode.value if comment_mode else None, check_name=check_name,
-                      comment_title=comment_title)
+                      comment_title=comment_title, base_checkout=str(base_checkout) if base_checkout else None,
+                      candidates_dir=str(candidates_dir) if candidates_dir else None)
     with path_policy(allow_paths_outside_workspace):
         if chosen.shard:
             raise typer.Exit(int(pipeline.run_shard(chosen, quiet=quiet)))

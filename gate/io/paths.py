@@ -41,9 +41,20 @@ WRITE_FIX = (f"use a relative path (relative to the working directory); if a pla
 
 
 @dataclass(frozen=True)
+class DataRoot:
+    """Where the candidate data of a run comes from when it is not the trusted tree (SECURITY.md, the trust
+    boundary): a data pattern of gate.yml (`candidates:`, `records:`) that is relative to a folder of `trusted`
+    is read from the same folder under `root`, and only inside `root` (symlinks followed)."""
+
+    trusted: Path  # the tree gate.yml comes from: the base branch's checkout
+    root: Path  # the pull request's tree, or the downloaded artifact holding its candidate files
+
+
+@dataclass(frozen=True)
 class PathPolicy:
     github_workspace: Path | None = None  # GITHUB_WORKSPACE, when the run has one
     allow_outside: bool = False
+    data: DataRoot | None = None  # None: the candidate data are read beside gate.yml, like everything else
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> PathPolicy:
@@ -55,6 +66,9 @@ class PathPolicy:
 
     def allowing_outside(self) -> PathPolicy:
         return replace(self, allow_outside=True)
+
+    def reading_data_from(self, data: DataRoot | None) -> PathPolicy:
+        return replace(self, data=data)
 
 
 _policy: ContextVar[PathPolicy] = ContextVar("gate_path_policy", default=PathPolicy())  # noqa: B039 (frozen)
@@ -84,6 +98,32 @@ def workspace_for(base_dir: Path) -> Path:
         if (directory / ".git").exists():
             return directory
     return base
+
+
+def data_place(base_dir: Path, field: str) -> tuple[Path, Path | None, Problem | None]:
+    """Where a data pattern relative to `base_dir` (gate.yml's folder) is read: (the folder, the root reads must stay
+    inside — None: the workspace rule —, a problem). Without a data root, `base_dir` itself."""
+    data = _policy.get().data
+    if data is None:
+        return base_dir, None, None
+    trusted, root = Path(os.path.realpath(data.trusted)), Path(os.path.realpath(data.root))
+    folder = Path(os.path.realpath(base_dir))
+    if not _within(folder, trusted):
+        return base_dir, root, Problem(field=field, expected=f"gate.yml inside the base checkout {trusted}",
+                                       found=f"gate.yml in {folder}", fix="name gate.yml relative to the repository "
+                                       "root (the action input `config`)")
+    return root / folder.relative_to(trusted), root, None
+
+
+def outside_data(path: Path, root: Path, field: str, shown: str | None = None) -> Problem | None:
+    """A problem when a candidate file (symlinks followed) leaves the data root: the pull request's files may not
+    lead the gate to the trusted tree's or the runner's files. The workflow's opt-in does not widen it."""
+    target = Path(os.path.realpath(path))
+    if _within(target, Path(os.path.realpath(root))):
+        return None
+    where = f"{shown!r} resolves to {target}" if shown and str(target) != shown else repr(str(target))
+    return Problem(field=field, expected=f"a file inside the candidate data {root}", found=f"{where}, outside it",
+                   fix="candidate files come from the pull request's run: upload plain files, not links")
 
 
 def _within(path: Path, root: Path) -> bool:

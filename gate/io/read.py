@@ -42,22 +42,36 @@ class JsonDocument:
         return None
 
 
-def expand_globs(patterns: Sequence[str], base_dir: Path, field: str) -> tuple[list[Path], list[Problem]]:
-    """Files matching `patterns` (relative to `base_dir`), sorted, unique; a pattern matching nothing is a problem."""
+def expand_globs(patterns: Sequence[str], base_dir: Path, field: str, *,
+                 data: bool = False) -> tuple[list[Path], list[Problem]]:
+    """Files matching `patterns` (relative to `base_dir`), sorted, unique; a pattern matching nothing is a problem.
+    `data`: the patterns name candidate data, read from the run's data root where the workflow gives one
+    (`gate.io.paths.data_place`: the pull request's files, never the trusted tree's)."""
     import gate.io.paths as paths
 
     found: dict[Path, None] = {}
     problems: list[Problem] = []
+    root: Path | None = None
+    if data:
+        base_dir, root, problem = paths.data_place(base_dir, field)
+        if problem is not None:
+            return [], [problem]
+
+    def escaping(path: Path, shown: str) -> Problem | None:
+        if root is not None:
+            return paths.outside_data(path, root, field, shown)
+        return paths.outside(path, base_dir, field, shown)
+
     for pattern in patterns:
         full = pattern if os.path.isabs(pattern) else str(base_dir / pattern)
-        # Confined to the workspace (gate/io/paths.py): first where the pattern points, so nothing outside
-        # is even listed, then each match with symlinks followed.
-        escape = paths.outside(Path(paths.literal_prefix(full)), base_dir, field, pattern)
+        # Confined to the workspace (gate/io/paths.py), or to the data root: first where the pattern points, so
+        # nothing outside is even listed, then each match with symlinks followed.
+        escape = escaping(Path(paths.literal_prefix(full)), pattern)
         if escape is not None:
             problems.append(escape)
             continue
         matches = sorted(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
-        escapes = [e for e in (paths.outside(m, base_dir, field, display_path(m)) for m in matches) if e]
+        escapes = [e for e in (escaping(m, display_path(m)) for m in matches) if e]
         problems += escapes
         if escapes:
             continue

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gate.errors import InputError, Problem
+from gate.io import limits
+from gate.io.regular import NotRegular, TooLarge, open_regular, read_regular
 
 EMPTY_FIX = "add records, or remove the file (or narrow the glob that matched it)"
 
@@ -41,38 +43,79 @@ class RawRecord:
 
 
 def display_path(path: Path) -> str:
-    """Paths in messages and annotations are relative to the working directory when possible."""
+    """Paths in messages and annotations are relative to the working directory when possible; a candidate file
+    read from a data root (the pull request's downloaded files, `gate.io.paths.DataRoot`) is named as it stands in
+    the repository, so its annotation lands on the pull request's own file."""
+    from gate.io.paths import current
+
+    resolved = path.resolve()
+    data = current().data
+    if data is not None:
+        try:
+            return str(resolved.relative_to(data.root.resolve()))
+        except ValueError:
+            pass
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(resolved.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
 
 
-def read_text(path: Path, what: str = "file") -> str:
+def read_text(path: Path, what: str = "file", limit: int | None = None) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped); InputError when it is missing, not a regular file (a FIFO
+    would block the read forever), unreadable, larger than `limit` bytes or not UTF-8."""
     shown = display_path(path)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(
-            f"{what} not found",
-            [Problem(file=shown, expected=f"an existing {what}", found="no such file",
-                     fix="check the path (relative paths start at the working directory)")],
-        ) from None
-    except IsADirectoryError:
-        raise InputError(f"{what} is a directory",
-                         [Problem(file=shown, expected="a file", found="a directory",
-                                  fix="name a file in that directory (or a glob such as dir/*.jsonl)")]) from None
-    except PermissionError:
-        raise InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
-                                                           found="permission denied",
-                                                           fix="make the file readable by the gate's user")]) from None
+        raw = read_regular(path, limit)
+    except TooLarge as exc:
+        raise InputError(f"{what} is too large", [too_large(shown, exc.limit, what)]) from None
+    except OSError as exc:
+        raise unreadable(shown, exc, what) from None
     try:
         # A byte-order mark (Excel, Notepad) is not content: JSONL and YAML parsers would choke on it.
         return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"{what} is not UTF-8",
-            [Problem(file=shown, line=line, expected="UTF-8 text", found=f"invalid byte 0x{raw[exc.start]:02x}",
-                     fix="re-save the file as UTF-8")],
-        ) from None
+        raise not_utf8(shown, line, raw[exc.start], what) from None
+
+
+def open_input(path: Path, what: str = "input file") -> BinaryIO:
+    """`path` open for binary reading (a regular file only); InputError as `read_text` says it."""
+    try:
+        return open_regular(path)
+    except OSError as exc:
+        raise unreadable(display_path(path), exc, what) from None
+
+
+def unreadable(shown: str, exc: OSError, what: str) -> InputError:
+    """The InputError for a file that cannot be opened."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{what} not found", [Problem(
+            file=shown, expected=f"an existing {what}", found="no such file",
+            fix="check the path (relative paths start at the working directory)")])
+    if isinstance(exc, IsADirectoryError):
+        return InputError(f"{what} is a directory", [Problem(
+            file=shown, expected="a file", found="a directory",
+            fix="name a file in that directory (or a glob such as dir/*.jsonl)")])
+    if isinstance(exc, NotRegular):
+        return InputError(f"{what} is not a regular file", [Problem(
+            file=shown, expected="a regular file", found=exc.kind,
+            fix="replace it with a plain file: the gate never reads pipes, devices or sockets")])
+    if isinstance(exc, PermissionError):
+        return InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
+                                                           found="permission denied",
+                                                           fix="make the file readable by the gate's user")])
+    return InputError(f"{what} not readable", [Problem(file=shown, expected="a readable file",
+                                                       found=exc.strerror or type(exc).__name__,
+                                                       fix="check the file and the disk it is on")])
+
+
+def too_large(shown: str, limit: int, what: str = "input file", line: int | None = None) -> Problem:
+    return Problem(file=shown, line=line, expected=f"an {what} of at most {limits.size(limit)}",
+                   found=f"a larger {what}", fix=limits.SPLIT_FIX)
+
+
+def not_utf8(shown: str, line: int, byte: int, what: str = "input file") -> InputError:
+    return InputError(f"{what} is not UTF-8", [Problem(
+        file=shown, line=line, expected="UTF-8 text", found=f"invalid byte 0x{byte:02x}",
+        fix="re-save the file as UTF-8")])

@@ -13,6 +13,7 @@ grader, `gate.scorers.rag.grader`, and it measures.)
 
 from gate.judge.changes import change_checks, paired_rows, paired_values
 from gate.judge.family import decide, decide_family
+from gate.judge.gate_changes import weigh_gate_changes
 from gate.judge.thresholds import TOLERANCE, judge_value, threshold_checks
 from gate.judge.types import (
     BaselineComparison,
@@ -34,4 +35,4 @@ from gate.judge.waivers import apply_waivers
 __all__ = ["TOLERANCE", "BaselineComparison", "BaselineItem", "BaselineSnapshot", "Change", "CheckResult",
            "CheckVerdict", "GateVerdict", "Op", "SuiteVerdict", "Verdict", "VerdictSettings", "WaiverInfo",
            "apply_waivers", "change_checks", "decide", "decide_family", "judge_gate", "judge_suite", "judge_value",
-           "paired_rows", "paired_values", "threshold_checks", "worst"]
+           "paired_rows", "paired_values", "threshold_checks", "weigh_gate_changes", "worst"]

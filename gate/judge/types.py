@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Protocol
 
 from gate.config import InconclusivePolicy, UnmeasuredPolicy
+from gate.config.changes import GateChanges
 from gate.results import Key, SuiteResult
 
 
@@ -220,6 +221,7 @@ class GateVerdict:
     @property
     def counts_as(self) -> Verdict:
         """The verdict the exit code and the check run's conclusion follow: an inconclusive gate counts as
+    gate_changes: GateChanges | None = None  # what the pull request changes in its own gate (None: not a PR)
         gate.yml's `inconclusive:` says (neutral: stays inconclusive, a neutral check run and exit code 0)."""
         if self.verdict is not Verdict.INCONCLUSIVE or self.inconclusive is InconclusivePolicy.NEUTRAL:
             return self.verdict

@@ -127,3 +127,22 @@ def push_target(target: Target, event_name: str | None, publisher: GitHubPublish
         return target
     number, note = publisher.pull_request_of_push(target.head_sha)
     return replace(target, pull_request=number, note=note)
+
+
+def run_target(target: Target, event_name: str | None, event: dict | None,
+               publisher: GitHubPublisher | None) -> Target:
+    """The pull request a `workflow_run` job gates. GitHub names it in the event for a pull request of this
+    repository; for a fork's it does not, and the one OPEN pull request whose head is the run's head commit, from
+    the run's head repository and branch, is asked of GitHub (`GitHubPublisher.pull_request_of_head`) — never of
+    the run's artifact."""
+    if publisher is None or event_name != "workflow_run" or target.pull_request is not None or not target.head_sha:
+        return target
+    run = (event or {}).get("workflow_run") or {}
+    if run.get("event") not in ("pull_request", "pull_request_target"):
+        return target
+    repo = (run.get("head_repository") or {}).get("full_name")
+    branch = run.get("head_branch")
+    if not isinstance(repo, str) or not isinstance(branch, str):
+        return target
+    number, note = publisher.pull_request_of_head(target.head_sha, repo, branch)
+    return replace(target, pull_request=number, note=note)

@@ -101,7 +101,7 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     exercises, complete = _load_exercises(baseline_paths, problems)
     # With an exercise unreadable, "no such exercise" for each of its candidates would bury the cause.
     baselines_complete = complete and not bad
-    candidate_paths, bad = io.expand_globs(config.candidates, base_dir, f"{field}.candidates")
+    candidate_paths, bad = io.expand_globs(config.candidates, base_dir, f"{field}.candidates", data=True)
     problems += bad
     raw, bad = io.read_records(candidate_paths)
     problems += bad

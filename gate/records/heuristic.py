@@ -40,7 +40,7 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
     field = f"suites.{suite_name}"
     rubric = load_rubric(config.rubric, base_dir, f"{field}.rubric")
     problems: list[Problem] = []
-    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records")
+    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records", data=True)
     problems += bad
     raw, bad = io.read_records(paths, tables=True)
     problems += bad

@@ -90,7 +90,7 @@ def system_of(record: RagRecord, default: str) -> str:
 def load_rag(suite_name: str, config: RagSuiteConfig, base_dir: Path) -> RagData:
     field = f"suites.{suite_name}"
     problems: list[Problem] = []
-    candidates = _load(config.records, base_dir, f"{field}.records", "candidate", problems)
+    candidates = _load(config.records, base_dir, f"{field}.records", "candidate", problems, data=True)
     baseline = _load(config.baseline, base_dir, f"{field}.baseline", "baseline", problems) if config.baseline else []
     if candidates and baseline and not {r.key for r in candidates} & {r.key for r in baseline}:
         # The comparison pairs samples by id (or query text): with none in common it would compare nothing.
@@ -107,8 +107,10 @@ def load_rag(suite_name: str, config: RagSuiteConfig, base_dir: Path) -> RagData
 
 
 def _load(patterns: Sequence[str], base_dir: Path, field: str, default_system: str,
-          problems: list[Problem]) -> list[RagRecord]:
-    paths, bad = io.expand_globs(patterns, base_dir, field)
+          problems: list[Problem], *, data: bool = False) -> list[RagRecord]:
+    """`data`: the candidate system's samples (read from the run's candidate data); else the baseline system's,
+    which the trusted tree holds."""
+    paths, bad = io.expand_globs(patterns, base_dir, field, data=data)
     problems += bad
     raw, bad = io.read_records(paths)
     problems += bad

@@ -76,7 +76,7 @@ class StabilityData:
 def load_stability(suite_name: str, config: StabilitySuiteConfig, base_dir: Path) -> StabilityData:
     field = f"suites.{suite_name}"
     problems: list[Problem] = []
-    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records")
+    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records", data=True)
     problems += bad
     raw, bad = io.read_records(paths, tables=True)
     problems += bad

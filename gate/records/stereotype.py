@@ -69,7 +69,7 @@ class StereotypeData:
 def load_stereotype(suite_name: str, config: StereotypeSuiteConfig, base_dir: Path) -> StereotypeData:
     field = f"suites.{suite_name}"
     problems: list[Problem] = []
-    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records")
+    paths, bad = io.expand_globs(config.records, base_dir, f"{field}.records", data=True)
     problems += bad
     raw: list[RawRecord] = []
     for path in paths:

@@ -24,6 +24,7 @@ from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, icon, number, threshold
+from gate.report.gate_changes import view as gate_changes_view
 from gate.report.sizing import Cut, Sizes
 from gate.results import key_label
 from gate.scorers import get_scorer
@@ -109,6 +110,7 @@ def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "significance": significance_line(verdict),
         "counts_as": counts_as_line(verdict, checks[CheckVerdict.INCONCLUSIVE.value]),
         "notes": [inert(n, limit=500) for n in verdict.notes],
+        "gate_changes": gate_changes_view(verdict.gate_changes),
         "not_passed_all": not_passed_lines(verdict) if detail <= 1 else [],
         "not_passed": [],
         "not_passed_cut": None,

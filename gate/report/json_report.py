@@ -15,6 +15,7 @@ from typing import Any
 
 from gate import __version__
 from gate.judge import BaselineComparison, CheckResult, GateVerdict, SuiteVerdict
+from gate.report.gate_changes import to_json as gate_changes_json
 from gate.results import key_dict
 
 SCHEMA_VERSION = 1
@@ -35,6 +36,7 @@ def report_json(verdict: GateVerdict, generated_at: str, commit: str | None,
         "statistics": ({"alpha": verdict.alpha, "correction": verdict.correction, "tested": verdict.tested}
                        if verdict.alpha is not None else None),
         "notes": list(verdict.notes),
+        "gate_changes": gate_changes_json(verdict.gate_changes),  # what the PR changes in its own gate
         "suites": [_suite(s) for s in verdict.suites],
         "runtime": dict(runtime) if runtime else None,  # the model work's cost: device, time, tokens, cache
     }

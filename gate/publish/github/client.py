@@ -121,6 +121,30 @@ class GitHubPublisher:
             return None, f"commit {sha[:7]} is the head of {len(numbers)} open pull requests ({listed}): no comment"
         return (numbers[0] if numbers else None), None
 
+    def pull_request_of_head(self, sha: str, head_repository: str, head_branch: str) -> tuple[int | None, str | None]:
+        """The OPEN pull request of this repository from `head_repository`:`head_branch` whose head commit is `sha`
+        (a fork's pull request, which a workflow_run event does not name). (number, None); (None, a note) when
+        several are or none is; (None, None) when GitHub cannot say."""
+        owner = head_repository.split("/", 1)[0]
+
+        def heads() -> list[int]:
+            found = []
+            for pull in self._repo.get_pulls(state="open", head=f"{owner}:{head_branch}"):
+                repo = pull.head.repo
+                if pull.head.sha == sha and repo is not None \
+                        and str(repo.full_name).lower() == head_repository.lower():
+                    found.append(pull.number)
+            return found
+        try:
+            numbers = sorted(self._call(heads))
+        except PublishError:
+            return None, None
+        if len(numbers) != 1:
+            listed = ", ".join(f"#{n}" for n in numbers) or "none"
+            return None, (f"commit {sha[:7]} of {head_repository}:{head_branch} is the head of "
+                          f"{len(numbers)} open pull requests ({listed}): no comment")
+        return numbers[0], None
+
     # ------------------------------------------------------------ contents (gate.publish.github.contents)
 
     def read_branch_file(self, branch: str, path: str) -> bytes | None:
