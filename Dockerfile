@@ -10,7 +10,8 @@
 #   docker build --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128 --build-arg DEPS_LOCK= \
 #       -t llm-quality-gate:cuda .                                       # CUDA: no hashed lock for it (yet)
 #
-# Stages keep the wheelhouse and build tools out of the final image, and its layers run from what
+# Stages keep the wheelhouse, build tools and build-time CA certificates (./certs) out of the final image,
+# and its layers run from what
 # changes least to what changes most: dependencies, models, then the gate itself (a small layer).
 #
 # No USER: a Docker action runs as whatever uid the runner gives it (root on GitHub-hosted runners, the
@@ -20,9 +21,13 @@
 # Hub models are not baked in by default: the action's `model_dir` input names a workspace directory
 # (cached with actions/cache) that the gate fills from the hub on a miss, once per cache key.
 
-# A pinned Python 3.11 (the local torch wheels are cp311). Networks without Docker Hub pass a local
-# base with Python 3.11 and venv (scripts/docker-smoke builds one with debootstrap).
-ARG BASE_IMAGE=python:3.11.14-slim-bookworm
+# A pinned Python 3.11 (the local torch wheels are cp311), by the digest of its multi-platform index: a
+# tag is moved to every rebuild, a digest names one image for good (the tag only says which it is; docker
+# ignores it beside a digest). Take a new digest from docker-library/repo-info
+# (repos/python/remote/<tag>.md, the first `docker pull python@sha256:…`) or `docker buildx imagetools
+# inspect python:<tag>`. Networks without Docker Hub pass a local base with Python 3.11 and venv
+# (scripts/docker-smoke builds one with debootstrap).
+ARG BASE_IMAGE=python:3.11.15-slim-bookworm@sha256:d29f48a31a8b408ed19272ca1e7b10ebae13b240a27e862d3d4217c528e2e0c3
 
 FROM ${BASE_IMAGE} AS base
 ENV PIP_NO_CACHE_DIR=1 \
@@ -37,15 +42,20 @@ ENV PIP_NO_CACHE_DIR=1 \
     MPLCONFIGDIR=/tmp/.cache/matplotlib \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1
-# Extra CA certificates (e.g. a TLS-inspecting proxy's): put *.crt files in ./certs/ before building.
-COPY certs/ /usr/local/share/ca-certificates/llm-gate/
-RUN (command -v update-ca-certificates >/dev/null && update-ca-certificates >/dev/null 2>&1 || true) \
- && python3 -m venv "${VIRTUAL_ENV}" \
+RUN python3 -m venv "${VIRTUAL_ENV}" \
  && mkdir -p "${LLM_GATE_MODEL_DIR}" \
  && chmod 1777 /tmp
 
+# ---- what the build stages trust besides the base's CAs; never part of the image
+# Extra CA certificates (e.g. a TLS-inspecting proxy's): put *.crt files in ./certs/ before building.
+# Only the stages that download (deps, models, wheel) build on this one; the image is `FROM base` and
+# copies nothing from /etc/ssl or /usr/local/share/ca-certificates (tests/test_security_image.py).
+FROM base AS build-trust
+COPY certs/ /usr/local/share/ca-certificates/llm-gate/
+RUN command -v update-ca-certificates >/dev/null && update-ca-certificates >/dev/null 2>&1 || true
+
 # ---- dependencies: change only with requirements-image.lock (pyproject.toml, constraints.txt)
-FROM base AS deps
+FROM build-trust AS deps
 # Where torch comes from: the CPU index by default (no CUDA libraries), a cuXXX index for GPU images.
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 # Extra pip arguments; the hermetic build installs only from the wheelhouse.

@@ -129,3 +129,72 @@ def test_hub_models_are_cached_not_baked_by_default():
     smoke = (REPO / "scripts" / "docker-smoke").read_text()
     assert "PULL_MODELS" not in smoke  # the smoke builds the default image
     assert '--user "$OTHER_UID:$OTHER_UID"' in smoke and "run_example root" in smoke
+
+
+def stages(dockerfile: str) -> list[dict]:
+    """The build's stages in order: {"name", "parent" (FROM's image or stage), "lines"} (continuations joined)."""
+    found: list[dict] = []
+    for line in re.sub(r"\\\n", " ", dockerfile).splitlines():
+        line = line.strip()
+        if match := re.fullmatch(r"FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?", line, flags=re.I):
+            found.append({"name": match[2], "parent": match[1], "lines": []})
+        elif found and line and not line.startswith("#"):
+            found[-1]["lines"].append(line)
+    return found
+
+
+def lineage(all_stages: list[dict], stage: dict) -> list[dict]:
+    """A stage and the stages it is built FROM, up to the base image."""
+    by_name = {s["name"]: s for s in all_stages if s["name"]}
+    chain = [stage]
+    while chain[-1]["parent"] in by_name:
+        chain.append(by_name[chain[-1]["parent"]])
+    return chain
+
+
+# Where a build puts trust: the extra certificates of ./certs, the system bundle update-ca-certificates writes.
+TRUST = re.compile(r"\bcerts/|ca-certificates|/etc/ssl\b|/etc/pki\b|update-ca-certificates|SSL_CERT|"
+                   r"REQUESTS_CA_BUNDLE|PIP_CERT")
+
+
+def test_the_base_image_is_pinned_by_digest_and_stays_overridable():
+    """A tag is moved to every rebuild of the base; the digest names one image. The smoke scripts (no Docker Hub
+    here) still pass their own base through the same build argument."""
+    (default,) = re.findall(r"^ARG BASE_IMAGE=(\S+)$", DOCKERFILE, flags=re.MULTILINE)
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm@sha256:[0-9a-f]{64}", default), default
+    assert stages(DOCKERFILE)[0]["parent"] == "${BASE_IMAGE}"
+    assert all(s["parent"] == "${BASE_IMAGE}" or s["parent"] in {t["name"] for t in stages(DOCKERFILE)}
+               for s in stages(DOCKERFILE)), "every FROM is the pinned base or a stage of this build"
+    for script in ("docker-smoke", "release-smoke"):
+        text = (REPO / "scripts" / script).read_text()
+        assert "sed -n 's/^ARG BASE_IMAGE=//p' Dockerfile" in text and '--build-arg BASE_IMAGE="$base"' in text
+
+
+def test_build_time_ca_certificates_stay_out_of_the_image():
+    """./certs (a TLS-inspecting proxy's CA, say) lets the build's downloads through; the image users run must not
+    trust it. The final stage and every stage it is built FROM neither copy nor install trust, and what it copies
+    from the build stages is the venv, the models and the wheel, never a trust store."""
+    all_stages = stages(DOCKERFILE)
+    final = all_stages[-1]
+    for stage in lineage(all_stages, final):
+        assert not [line for line in stage["lines"] if TRUST.search(line)], stage["name"] or "the image"
+    copied = [line for line in final["lines"] if line.startswith("COPY --from=")]
+    assert copied and all(TRUST.search(line) is None for line in copied), copied
+    assert {line.split()[2] for line in copied} <= {"/opt/llm-gate/venv", "/opt/llm-gate/models", "/tmp/dist/"}, copied
+    # ...while the stages that download still trust it.
+    by_name = {s["name"]: s for s in all_stages if s["name"]}
+    for name in ("deps", "models", "wheel"):
+        assert any("COPY certs/" in line for s in lineage(all_stages, by_name[name]) for line in s["lines"]), name
+
+
+@pytest.mark.parametrize("dockerfile, leaks", [
+    ("FROM x AS base\nCOPY certs/ /usr/local/share/ca-certificates/\nFROM base AS deps\nFROM base\n", True),
+    ("FROM x AS base\nFROM base AS t\nCOPY certs/ /c/\nFROM t\n", True),
+    ("FROM x AS base\nFROM base AS t\nCOPY certs/ /c/\nFROM base\nCOPY --from=t /etc/ssl/certs /etc/ssl/certs\n", True),
+    ("FROM x AS base\nFROM base AS t\nCOPY certs/ /c/\nFROM base\nRUN cat \\\n  /c >> /etc/ssl/cert.pem\n", True),
+    ("FROM x AS base\nFROM base AS t\nCOPY certs/ /c/\nFROM base\nCOPY --from=t /opt/llm-gate/venv /opt/v\n", False),
+])
+def test_the_trust_check_finds_a_certificate_in_the_image(dockerfile, leaks):
+    all_stages = stages(dockerfile)
+    found = [line for s in lineage(all_stages, all_stages[-1]) for line in s["lines"] if TRUST.search(line)]
+    assert bool(found) is leaks
