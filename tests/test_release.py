@@ -79,6 +79,7 @@ def test_release_runs_on_version_tags_only_and_is_least_privilege():
         "image": {"contents": "read", "packages": "write", "id-token": "write", "attestations": "write"},
         "dist": {"contents": "read"},
         "pypi": {"id-token": "write"},
+        "notes": {"contents": "write"},
         "major-tag": {"contents": "write"},
     }
     for job in JOBS.values():
@@ -151,6 +152,48 @@ def test_the_major_tag_moves_last_to_the_release_commit():
     (step,) = job["steps"]
     assert step["env"]["TAG"] == "v${{ needs.check.outputs.major }}" and step["env"]["SHA"] == "${{ github.sha }}"
     assert "git/refs/tags/$TAG" in step["run"] and "force=true" in step["run"]
+
+
+def test_the_release_names_the_digest_users_pin_in_the_summary_an_output_and_the_release_notes(tmp_path):
+    """The image job writes `<image>@sha256:…` to its summary and output `pinned`; the notes job puts it in the
+    GitHub release (created, or added to a maintainer's notes once). Both scripts run here, gh faked."""
+    digest = "sha256:" + "ab" * 32
+    (pin,) = [s for s in JOBS["image"]["steps"] if s.get("id") == "pin"]
+    assert pin["env"]["DIGEST"] == "${{ steps.build.outputs.digest }}"
+    assert JOBS["image"]["outputs"]["pinned"] == "${{ steps.pin.outputs.pinned }}"
+    env = {**os.environ, "IMAGE": IMAGE, "VERSION": __version__, "DIGEST": digest,
+           "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")}
+    done = subprocess.run(["bash", "-e", "-c", pin["run"]], env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "output").read_text() == f"pinned={IMAGE}@{digest}\n"
+    assert f"\n{IMAGE}@{digest}\n" in (tmp_path / "summary").read_text()
+    done = subprocess.run(["bash", "-e", "-c", pin["run"]], env={**env, "DIGEST": ""}, capture_output=True, text=True)
+    assert done.returncode == 1 and "no digest" in done.stdout
+
+    notes = JOBS["notes"]
+    assert set(notes["needs"]) == {"check", "image", "pypi"} and "major-tag" in JOBS
+    (step,) = notes["steps"]
+    assert step["env"]["PINNED"] == "${{ needs.image.outputs.pinned }}"
+    gh = tmp_path / "bin" / "gh"
+    gh.parent.mkdir()
+    gh.write_text('#!/bin/bash\necho "$*" >>"$LOG"\n'
+                  'if [ "$1 $2" = "release view" ]; then [ -f "$BODY" ] && cat "$BODY"; [ -f "$BODY" ]; exit; fi\n'
+                  'for a; do [ "$prev" = --notes-file ] && cp "$a" "$BODY"; prev=$a; done\n')
+    gh.chmod(0o755)
+    env = {**os.environ, "PATH": f"{gh.parent}:{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path), "TAG": "v1.2.3",
+           "IMAGE": IMAGE, "VERSION": "1.2.3", "PINNED": f"{IMAGE}@{digest}", "LOG": str(tmp_path / "log"),
+           "BODY": str(tmp_path / "body")}
+    for run in range(3):  # no release yet, then the release it made, then a maintainer's notes
+        if run == 2:
+            (tmp_path / "body").write_text("Hand-written notes.\n")
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        body = (tmp_path / "body").read_text()
+        assert body.count(f"{IMAGE}@{digest}") == 1 and f"`{IMAGE}:1.2.3`" in body
+    assert body.startswith("Hand-written notes.\n")
+    calls = (tmp_path / "log").read_text().splitlines()
+    assert [c.split()[1] for c in calls if not c.startswith("release view")] == ["create", "edit"], calls
+    assert "--verify-tag" in calls[1]
 
 
 # ---------------------------------------------------------------- the OCI artifacts (scripts/oci_attach.py)
