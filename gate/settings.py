@@ -69,7 +69,6 @@ class Settings:
     record_history: bool | None = None  # None: record default-branch runs only
     # The LLM grader's allowed endpoints and key: the workflow's choice, never gate.yml's (gate.config.grader_access).
     grader: GraderAccess = field(default_factory=GraderAccess)
-    report_dir: Path = Path("gate-report")  # `llm-gate publish`: the report directory a run wrote
     shards: tuple[Path, ...] = ()  # `llm-gate merge`: shard files or directories; empty: <output_dir>/shards
     # Where models are found offline before the config's cache (LLM_GATE_MODEL_DIR, os.pathsep-separated), and
     # whether the Hugging Face hub is switched off (HF_HUB_OFFLINE): a model is then never pulled at run time.
@@ -96,7 +95,7 @@ class Settings:
                  suites: tuple[str, ...] = (), publish: bool | None = None,
                  fail_on: str | None = None, comment: str | None = None,
                  models: tuple[str, ...] = (), shard: str | None = None,
-                 record_history: bool | None = None, report_dir: str | None = None,
+                 record_history: bool | None = None,
                  shards: tuple[str, ...] = (), comment_mode: str | None = None, check_name: str | None = None,
                  comment_title: str | None = None, base_checkout: str | None = None,
                  candidates_dir: str | None = None) -> Settings:
@@ -150,7 +149,6 @@ class Settings:
             record_history=record_history if record_history is not None else _flag(
                 value("record_history"), "record_history"),
             grader=GraderAccess.from_env(environ, github.token),
-            report_dir=Path(report_dir or value("report_dir") or "gate-report"),
             shards=tuple(Path(p) for p in shards or (value("shards") or "").split()),
             model_dirs=(*((pull_dir,) if pull_dir else ()),
                         *(Path(p) for p in environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p)),

@@ -149,7 +149,7 @@ GPU_ACTION = yaml.safe_load((REPO / "gpu" / "action.yml").read_text())
 def test_gpu_action_is_valid_and_takes_the_same_inputs():
     done = check_jsonschema("vendor.github-actions", REPO / "gpu" / "action.yml")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert set(GPU_ACTION["inputs"]) == set(ACTION_YML["inputs"]) - {"command", "report_dir", "shards"} | {
+    assert set(GPU_ACTION["inputs"]) == set(ACTION_YML["inputs"]) - {"command", "shards"} | {
         "torch_index_url", "python"}
     assert set(GPU_ACTION["outputs"]) == set(ACTION_YML["outputs"])
     run_env = GPU_ACTION["runs"]["steps"][1]["env"]

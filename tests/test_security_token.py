@@ -2,7 +2,7 @@
 summary, step outputs or anything posted to GitHub — even when the server echoes it back, a model
 writes it, or the gate crashes with it in the message.
 
-Real code paths: `llm-gate run` / `llm-gate publish` through `gate.cli.main`, real PyGithub against a
+Real code paths: `llm-gate run` through `gate.cli.main`, real PyGithub against a
 local GitHub API (pytest-httpserver) that fails with the token in its error messages.
 """
 
@@ -136,14 +136,12 @@ def test_a_crash_with_the_token_in_its_message_never_shows_it(workspace, capsys,
     assert_no_token(out, err, everything_written(root, files))
 
 
-def test_publish_from_an_artifact_never_shows_the_token(workspace, github_api, capsys, monkeypatch):
+def test_publishing_failures_never_show_the_token(workspace, github_api, capsys, monkeypatch):
     root, files = workspace
-    assert run_cli(monkeypatch, "run", "--no-publish") == 0
-    capsys.readouterr()
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
     for _ in range(5):
         github_api.fail_next("GET", rf"/repos/{REPO}/issues/7/comments", 503, f"try later {TOKEN}")
-    assert run_cli(monkeypatch, "publish", "--report", "gate-report") == 3  # publishing failed
+    assert run_cli(monkeypatch, "run") == 0  # publishing problems never change the exit code
     out, err = capsys.readouterr()
     assert "could not comment" in out
     assert_no_token(out, err, everything_written(root, files), github_api)

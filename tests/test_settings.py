@@ -137,17 +137,29 @@ def test_settings_are_frozen():
 
 
 def test_the_environment_a_run_needs_is_in_the_settings():
-    """Read once here and handed down: the report and shard inputs, the model directories and the hub switch."""
-    env = {"INPUT_REPORT_DIR": " artifact ", "INPUT_SHARDS": "a/s1.npz\n b/ ", "HF_HUB_OFFLINE": "1",
+    """Read once here and handed down: the shard inputs, the model directories and the hub switch."""
+    env = {"INPUT_SHARDS": "a/s1.npz\n b/ ", "HF_HUB_OFFLINE": "1",
            "LLM_GATE_MODEL_DIR": f"/opt/models{os.pathsep}{os.pathsep}/more"}
     settings = Settings.from_env(env)
-    assert settings.report_dir == Path("artifact") and settings.shards == (Path("a/s1.npz"), Path("b"))
+    assert settings.shards == (Path("a/s1.npz"), Path("b"))
     assert settings.model_dirs == (Path("/opt/models"), Path("/more")) and settings.hub_offline is True
-    given = Settings.from_env(env, report_dir="mine", shards=("x.npz",))
-    assert given.report_dir == Path("mine") and given.shards == (Path("x.npz"),)  # the command line wins
+    given = Settings.from_env(env, shards=("x.npz",))
+    assert given.shards == (Path("x.npz"),)  # the command line wins
     empty = Settings.from_env({})
-    assert (empty.report_dir, empty.shards, empty.model_dirs, empty.hub_offline) == (Path("gate-report"), (), (),
-                                                                                     False)
+    assert (empty.shards, empty.model_dirs, empty.hub_offline) == ((), (), False)
+
+
+def test_base_checkout_and_candidates_dir_are_the_workflows_and_must_exist(tmp_path):
+    """The trust boundary's two directories: the config is read from the base checkout, relative to it; a missing
+    directory is a located error naming the step that should have made it."""
+    (tmp_path / "base").mkdir()
+    settings = Settings.from_env({"INPUT_BASE_CHECKOUT": str(tmp_path / "base"), "INPUT_CONFIG": "ci/gate.yml"})
+    assert settings.base_checkout == tmp_path / "base"
+    assert settings.config_path == tmp_path / "base" / "ci" / "gate.yml"
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"INPUT_CANDIDATES_DIR": str(tmp_path / "missing")})
+    [problem] = caught.value.problems
+    assert problem.field == "candidates_dir" and "does not exist" in (problem.found or "")
 
 
 def test_check_name_comment_title_and_comment_mode_from_inputs_and_options():

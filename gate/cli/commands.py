@@ -65,22 +65,15 @@ def run(
         raise typer.Exit(int(pipeline.run(chosen, quiet=quiet, verbose=verbose)))
 
 
-@app.command()
+@app.command(hidden=True)
 def publish(
-    report: Annotated[Path | None, typer.Option(help="The report directory a run wrote (default: INPUT_REPORT_DIR "
-                                                     "or gate-report).")] = None,
-    comment: Annotated[CommentMode | None, typer.Option(help="sticky (default), new or off.")] = None,
-    comment_mode: CommentModeOption = None,
-    check_name: Annotated[str | None, typer.Option(help="Post under this check name instead of the report's.")] = None,  # noqa: E501
-    comment_title: Annotated[str | None, typer.Option(help="Key the comment by this title instead of the report's.")] = None,  # noqa: E501
+    report: Annotated[Path | None, typer.Option(help="Ignored: the command was removed.")] = None,
 ) -> None:
-    """Post a saved report (publish.json) to the pull request: for fork PRs, from a workflow_run workflow."""
-    from gate.commands.publish import publish_report
+    """Removed: posted a verdict a pull request's run had saved. The trusted workflow_run job runs `llm-gate run
+    --candidates-dir DIR` on the pull request's candidate files instead (docs/github.md)."""
+    from gate.commands.publish import publish_removed
 
-    chosen = settings(comment=comment.value if comment else None, report_dir=str(report) if report else None,
-                      comment_mode=comment_mode.value if comment_mode else None, check_name=check_name,
-                      comment_title=comment_title)
-    raise typer.Exit(int(publish_report(chosen.report_dir, chosen)))
+    raise typer.Exit(int(publish_removed()))
 
 
 @app.command()

@@ -107,55 +107,6 @@ def test_skipped_gate_is_a_neutral_check_run(actions_env, github_api, monkeypatc
     assert run["conclusion"] == "neutral" and run["output"]["title"].startswith("skipped")
 
 
-def test_publish_command_posts_a_saved_report_from_workflow_run(actions_env, github_api, tmp_path, monkeypatch):
-    workspace, _ = actions_env
-    monkeypatch.setenv("INPUT_PUBLISH", "false")  # the fork's run: compute only
-    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1
-    assert not github_api.calls
-    artifact = tmp_path / "artifact"
-    shutil.copytree(workspace / "gate-report", artifact)
-    event = tmp_path / "workflow_run.json"
-    event.write_text(json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": [], "event": "pull_request"}}))
-    github_api.pulls[7] = HEAD
-    monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    monkeypatch.delenv("INPUT_GITHUB_TOKEN")
-    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", str(artifact)) == 0
-    assert len(github_api.comments[7]) == 1 and github_api.check_runs[0]["head_sha"] == HEAD
-
-
-def test_publish_refuses_an_artifact_that_claims_another_pull_request(actions_env, github_api, tmp_path,
-                                                                      monkeypatch, capsys):
-    workspace, _ = actions_env
-    monkeypatch.setenv("INPUT_PUBLISH", "false")
-    run_cli(pytest.MonkeyPatch(), "run", "-q")
-    bundle_path = workspace / "gate-report" / "publish.json"
-    bundle = json.loads(bundle_path.read_text())
-    bundle["pull_request"] = 8  # someone else's pull request
-    bundle["comment"] += "\n@maintainers please merge"
-    bundle_path.write_text(json.dumps(bundle))
-    github_api.pulls[8] = "beef" * 10
-    event = tmp_path / "workflow_run.json"
-    event.write_text(json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": []}}))
-    monkeypatch.setenv("GITHUB_EVENT_NAME", "workflow_run")
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
-    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", str(workspace / "gate-report")) == 2
-    assert "a pull request whose head is" in capsys.readouterr().err
-    assert not github_api.comments
-    github_api.pulls[8] = HEAD  # now the claim checks out; the mention is neutralised
-    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", str(workspace / "gate-report")) == 0
-    [comment] = github_api.comments[8]
-    assert "@maintainers" not in comment["body"] and "&#64;maintainers" in comment["body"]
-
-
-def test_publish_without_a_bundle_is_an_input_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
-    assert run_cli(monkeypatch, "publish", "--report", str(tmp_path)) == 2
-    assert "publish.json" in capsys.readouterr().err
-
-
 def test_the_outputs_count_every_failed_check_not_only_the_annotated_ones(tmp_path, monkeypatch):
     """600 failing groups: the check run takes 500 annotations, the step outputs still say 600 (and 40 warnings)."""
     models = [f"m{i:03d}" for i in range(640)]
@@ -178,3 +129,78 @@ def test_the_outputs_count_every_failed_check_not_only_the_annotated_ones(tmp_pa
     assert (found["failed_checks"], found["warned_checks"]) == ("600", "40")
     bundle = json.loads((tmp_path / "out" / "publish.json").read_text())
     assert len(bundle["annotations"]) == 500 and (bundle["failed_checks"], bundle["warned_checks"]) == (600, 40)
+
+
+FORK = "mallory/widgets"
+
+
+def trusted_job(tmp_path, monkeypatch, github_api, workspace):
+    """The trusted workflow_run job of a fork's pull request: the workspace is the base branch's checkout; the
+    fork's run uploaded its candidate files, downloaded to `.gate-candidates`; GitHub's event names no pull request
+    (a fork's never does), so the gate asks GitHub for the open one with the run's head repository, branch and sha."""
+    event = tmp_path / "workflow_run.json"
+    event.write_text(json.dumps({"workflow_run": {
+        "event": "pull_request", "head_sha": HEAD, "head_branch": "feature", "pull_requests": [],
+        "head_repository": {"full_name": FORK}, "id": 4242}}))
+    github_api.open_pulls.append({"number": 7, "head_sha": HEAD, "head_repo": FORK, "head_ref": "feature"})
+    github_api.pulls[7] = HEAD
+    github_api.pull_files[7] = [{"filename": "examples/outputs/feedback/gpt-4o-2024-11-20.jsonl"}]
+    for name, value in {"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(event),
+                        "INPUT_CANDIDATES_DIR": ".gate-candidates", "INPUT_CHECK_NAME": "feedback-quality",
+                        "INPUT_COMMENT_TITLE": "feedback-quality"}.items():
+        monkeypatch.setenv(name, value)
+    artifact = workspace / ".gate-candidates"
+    shutil.copytree(workspace / "examples", artifact / "examples")
+    return artifact
+
+
+def test_the_trusted_job_judges_a_forks_candidates_with_the_base_branchs_gate(actions_env, github_api, tmp_path,
+                                                                              monkeypatch):
+    """Everything the fork's artifact holds besides its candidate files is ignored: a gate.yml with no checks, a
+    forged publish.json and report, a snapshot that halves the baseline, a cache of forged model outputs, a link
+    to the runner's files. The regressed candidates (llama drifts) fail, on the PR's head, with the pinned name."""
+    workspace, files = actions_env
+    artifact = trusted_job(tmp_path, monkeypatch, github_api, workspace)
+    (artifact / "examples" / "gate.yml").write_text("version: 1\nname: tests\nsuites: {}\n")
+    (artifact / "gate-report").mkdir()
+    (artifact / "gate-report" / "publish.json").write_text(json.dumps({
+        "verdict": "pass", "conclusion": "success", "title": "All 99 checks passed", "check_name": "tests"}))
+    for snapshot in (artifact / "examples" / "baselines" / "metrics").glob("*.json"):
+        snapshot.write_text("{}")
+    (artifact / ".gate-cache" / "vectors").mkdir(parents=True)
+    (artifact / ".gate-cache" / "vectors" / "forged.npy").write_bytes(b"\x93NUMPY forged")
+    (artifact / "examples" / "outputs" / "secret.jsonl").symlink_to("/etc/hostname")
+    # the trusted checkout's own copy of the candidates is not what is judged: only the artifact's
+    for path in (workspace / "examples" / "outputs" / "feedback").glob("*.jsonl"):
+        path.write_text("not json\n")
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1
+    [run] = github_api.check_runs
+    assert (run["name"], run["head_sha"], run["conclusion"]) == ("feedback-quality", HEAD, "failure")
+    failures = {a["path"] for a in run["output"]["annotations"] if a["annotation_level"] == "failure"} \
+        if "annotations" in run["output"] else {a["path"] for a in run["annotations"]
+                                                 if a["annotation_level"] == "failure"}
+    assert failures == {"examples/outputs/feedback/llama-3.1-8b-instruct.jsonl"}  # the PR's file, not the download
+    [comment] = github_api.comments[7]
+    assert "❌ feedback-quality: failed" in comment["body"] and "All 99 checks passed" not in comment["body"]
+    assert outputs(files)["conclusion"] == "failure"
+
+
+def test_the_trusted_job_refuses_candidate_files_that_lead_out_of_the_download(actions_env, github_api, tmp_path,
+                                                                                monkeypatch, capsys):
+    workspace, _ = actions_env
+    artifact = trusted_job(tmp_path, monkeypatch, github_api, workspace)
+    target = artifact / "examples" / "outputs" / "feedback" / "gpt-4o-2024-11-20.jsonl"
+    target.unlink()
+    target.symlink_to(workspace / "examples" / "outputs" / "feedback" / "gpt-4o-2024-11-20.jsonl")
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 2
+    err = capsys.readouterr().err
+    assert "outside it" in err and "candidate data" in err
+    assert not github_api.check_runs and not github_api.comments.get(7)
+
+
+def test_publish_is_removed_and_says_what_replaces_it(actions_env, github_api, capsys):
+    """An old workflow's `command: publish` fails loudly (exit 2) with the trusted recipe, and posts nothing."""
+    assert run_cli(pytest.MonkeyPatch(), "publish", "--report", "gate-report") == 2
+    err = capsys.readouterr().err
+    assert "candidates_dir" in err and "removed" in err
+    assert not github_api.calls

@@ -50,6 +50,12 @@ class FakeGitHub:
     blobs: dict[str, bytes] = field(default_factory=dict)  # git blob sha -> content
     large_files: set[tuple[str, str]] = field(default_factory=set)  # (branch, path): no inline content
     interference: list[list] = field(default_factory=list)  # [method, path regex, action, times left]
+    # branch -> the required status checks' contexts of its rulesets; of its classic protection (absent: 404)
+    ruleset_checks: dict[str, list[str]] = field(default_factory=dict)
+    protected_checks: dict[str, list[str]] = field(default_factory=dict)
+    # the open pull requests a `GET /pulls?head=owner:branch` lists: [{"number", "head_sha", "head_repo", "head_ref"}]
+    open_pulls: list[dict] = field(default_factory=list)
+    default_branch: str = "main"
     forbid_checks: bool = False
     read_only: bool = False
     _next_id: int = 1000
@@ -105,6 +111,7 @@ class FakeGitHub:
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/statuses", self._list_statuses),
             ("GET", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._list_statuses),  # PyGithub's older spelling
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/pulls", self._commit_pulls),
+            ("GET", rf"/repos/{REPO}/pulls", self._list_pulls),
             ("GET", rf"/repos/{REPO}/compare/([0-9a-f]+)\.\.\.([0-9a-f]+)", self._compare),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)", self._get_pull),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)/files", self._list_pull_files),
@@ -228,6 +235,18 @@ class FakeGitHub:
         if page * per_page < len(items):
             headers["Link"] = f'<{self.base_url}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
         return self._json(items[(page - 1) * per_page: page * per_page], headers=headers)
+
+    def _list_pulls(self, request: Request, body: Any) -> Response:
+        """GitHub's `head=owner:branch` filter: the head repository's owner and the branch name, exactly."""
+        head = request.args.get("head")
+        state = request.args.get("state", "open")
+        pulls = [{"number": p["number"], "state": "open", "id": p["number"],
+                  "url": f"{self.base_url}/repos/{REPO}/pulls/{p['number']}",
+                  "head": {"sha": p["head_sha"], "ref": p["head_ref"],
+                           "repo": {"full_name": p["head_repo"], "name": p["head_repo"].split("/")[1]}}}
+                 for p in self.open_pulls
+                 if state in ("open", "all") and (head is None or head == f"{p['head_repo'].split('/')[0]}:{p['head_ref']}")]
+        return self._paginated(request, pulls, f"/repos/{REPO}/pulls")
 
     # ------------------------------------------------------------ branches and the git database
 
