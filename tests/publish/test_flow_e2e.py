@@ -173,9 +173,18 @@ def test_the_trusted_job_judges_a_forks_candidates_with_the_base_branchs_gate(ac
     # the trusted checkout's own copy of the candidates is not what is judged: only the artifact's
     for path in (workspace / "examples" / "outputs" / "feedback").glob("*.jsonl"):
         path.write_text("not json\n")
+    # the pull request's own gate.yml, as GitHub serves it at the head commit: a waiver for the failing check
+    proposed = (EXAMPLES / "gate.yml").read_text() + (
+        "\nwaivers:\n  - {suite: feedback-drift, metric: bertscore_f1, reason: trust me, owner: '@mallory', "
+        "expires: 2026-12-20}\n")
+    github_api.branches[HEAD] = {"examples/gate.yml": proposed.encode()}
+    github_api.pull_files[7].append({"filename": "examples/gate.yml"})
     assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1
     [run] = github_api.check_runs
     assert (run["name"], run["head_sha"], run["conclusion"]) == ("feedback-quality", HEAD, "failure")
+    changes = json.loads((workspace / "gate-report" / "report.json").read_text())["gate_changes"]
+    assert [c["what"] for c in changes["changes"]] == ["waiver added"] and not changes["applied"]
+    assert changes["source"] == f"GitHub (pull request #7 at {HEAD[:7]})"
     failures = {a["path"] for a in run["output"]["annotations"] if a["annotation_level"] == "failure"} \
         if "annotations" in run["output"] else {a["path"] for a in run["annotations"]
                                                  if a["annotation_level"] == "failure"}
