@@ -103,6 +103,10 @@ class Snapshot:
         group = self._group(level, key)
         return group.sd(metric) if group else None
 
+    def group_keys(self, level: str) -> tuple[Key, ...]:
+        """The keys of the blessed groups at `level` (a change check finds the groups a run no longer has)."""
+        return tuple(g.key for g in self.groups if g.level == level)
+
     def _group(self, level: str, key: Key) -> SnapshotGroup | None:
         return next((g for g in self.groups if g.level == level and g.key == key), None)
 

@@ -67,9 +67,12 @@ class Change:
     method: str | None = None  # "paired t-test" | "paired bootstrap (2,000 resamples)"
     runs: int = 1  # blessed runs the baseline is the mean of (1: its noise is unknown)
     shared_sd: float | None = None  # run-level noise beyond item noise (None: a one-run snapshot)
-    paired_share: float | None = None  # of the current group's items, the share paired with the baseline
-    unpaired: int = 0  # the group's items the snapshot does not have (new, renamed)
-    unmeasured: int = 0  # items in both without a value on one side (unmeasured, a grader that failed)
+    # of the snapshot's items of the group (that have a value), the share compared with a current item: the
+    # candidate set's coverage of the baseline (new items in the current run neither raise nor lower it)
+    paired_share: float | None = None
+    unpaired: int = 0  # the group's current items the snapshot does not have (new, renamed): not compared
+    unmeasured: int = 0  # the snapshot's items of the group present now without a value (a grader that failed)
+    missing: int = 0  # the snapshot's items of the group (with a value) that have no current item at all
     p_value: float | None = None
     p_adjusted: float | None = None
     alpha: float | None = None  # the gate's false-alarm budget the adjusted p is compared with
@@ -115,6 +118,7 @@ class BaselineSnapshot(Protocol):
     def runs(self) -> int: ...
     def group_value(self, level: str, key: Key, metric: str) -> float | None: ...
     def group_sd(self, level: str, key: Key, metric: str) -> float | None: ...
+    def group_keys(self, level: str) -> Sequence[Key]: ...  # the blessed groups at a level
 
 
 class BaselineComparison(Protocol):

@@ -10,8 +10,8 @@ import pytest
 from scipy import stats as scipy_stats
 
 from gate.baselines.snapshots import Snapshot, compare
-from gate.config import CheckConfig, UnmeasuredPolicy
-from gate.judge import CheckVerdict, Op, judge_suite
+from gate.config import CheckConfig, InconclusivePolicy, UnmeasuredPolicy
+from gate.judge import CheckVerdict, Op, Verdict, VerdictSettings, judge_gate, judge_suite
 from gate.results import GroupResult, Item, SuiteResult
 from gate.stats import statistics
 
@@ -125,6 +125,25 @@ def test_items_pair_by_identity_not_by_position():
     assert check.verdict is CheckVerdict.PASS and check.change.p_value == 1.0
 
 
+@pytest.mark.parametrize("policy, counts_as", [(InconclusivePolicy.NEUTRAL, Verdict.INCONCLUSIVE),
+                                               (InconclusivePolicy.FAIL, Verdict.FAIL),
+                                               (InconclusivePolicy.WARN, Verdict.WARN)])
+def test_an_underpowered_check_stays_inconclusive_under_its_policy(policy, counts_as):
+    """What the pull request cannot cause (too few items, too much noise for the bound) keeps following
+    `inconclusive:`; only its own inputs (coverage, unmeasured) fail whatever the policy."""
+    rng = random.Random(3)
+    base_scores = [0.8 + rng.gauss(0, 0.05) for _ in range(12)]
+    now = [s + rng.gauss(0, 0.05) + 0.02 for s in base_scores]
+    base, current = result({"a": base_scores}), result({"a": now})
+    comparison = compare(snapshot_of(base), current, path="p", inputs_digest=None, now=NOW, max_age_days=None)
+    suite = judge_suite(current, {"f1": CheckConfig(max_decrease=0.001, significant=True)}, UnmeasuredPolicy.WARN,
+                        comparison, lambda m: statistics.mean("f1"))
+    gate = judge_gate("g", [suite], settings=VerdictSettings(inconclusive=policy))
+    [check] = gate.suites[0].checks
+    assert check.verdict is CheckVerdict.INCONCLUSIVE and check.change.underpowered and check.change.missing == 0
+    assert gate.verdict is Verdict.INCONCLUSIVE and gate.counts_as is counts_as
+
+
 def test_significance_without_enough_pairs_is_inconclusive():
     base = result({"a": [0.9]})
     [fine] = judge(result({"a": [0.95]}), base, CheckConfig(max_decrease=0.01, significant=True))
@@ -132,14 +151,38 @@ def test_significance_without_enough_pairs_is_inconclusive():
     assert fine.verdict is past.verdict is CheckVerdict.INCONCLUSIVE and "at least 2 items" in past.reason
 
 
-def test_an_item_set_that_changed_beyond_min_paired_is_inconclusive():
+def test_an_item_set_renamed_beyond_min_paired_fails_on_coverage():
+    """Issue 31: renamed items no longer pair; that is the candidate set's failure, not 'could not tell'."""
     base = result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]})
     now = SuiteResult(**{**result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]}).__dict__})
     renamed = tuple(Item(tuple((k, f"new{v}") if k == "submission" and int(v) > 1 else (k, v) for k, v in i.key),
                          i.values) for i in now.items)
     [check] = judge(SuiteResult(**{**now.__dict__, "items": renamed}), base,
                     CheckConfig(max_decrease=0.01, significant=True))
-    assert check.verdict is CheckVerdict.INCONCLUSIVE and "only 40%" in check.reason and "3 are not in" in check.reason
+    assert check.verdict is CheckVerdict.FAIL and "only 40%" in check.reason
+    assert "3 of 5 blessed items have no candidate: e.g. " in check.reason
+    assert "the candidate set no longer covers the baseline" in check.reason
+    assert check.change.missing == 3 and check.change.unpaired == 3 and check.change.p_value is None
+
+
+def test_every_item_renamed_fails_and_names_a_few_of_them():
+    """The issue's case: every id + "x", nothing pairs — a failure naming the blessed items, not a neutral pass."""
+    base = result({"a": [0.9, 0.8, 0.7, 0.6, 0.5]})
+    now = result({"a": [0.4, 0.3, 0.2, 0.1, 0.0]})  # a regression the renaming would hide
+    renamed = tuple(Item(tuple((k, f"{v}x") if k == "submission" else (k, v) for k, v in i.key), i.values)
+                    for i in now.items)
+    [check] = judge(SuiteResult(**{**now.__dict__, "items": renamed}), base,
+                    CheckConfig(max_decrease=0.01, significant=True))
+    assert check.verdict is CheckVerdict.FAIL and check.change.paired_share == 0 and check.change.missing == 5
+    assert "5 of 5 blessed items have no candidate: e.g. " in check.reason and " and 2 more" in check.reason
+
+
+def test_new_items_do_not_count_against_coverage():
+    base = result({"a": [0.9, 0.8, 0.7]})
+    now = result({"a": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3]})  # 4 new submissions: not in the snapshot
+    [check] = judge(now, base, CheckConfig(max_decrease=0.5, significant=True))
+    assert check.change.paired_share == 1 and check.change.unpaired == 4 and check.change.missing == 0
+    assert check.verdict is CheckVerdict.PASS and check.change.n == 3
 
 
 def test_significance_needs_a_metric_the_items_determine():

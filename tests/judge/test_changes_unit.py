@@ -154,10 +154,44 @@ def test_a_current_value_that_is_not_a_finite_number_is_unmeasured(value):
 
 @pytest.mark.parametrize("baseline_groups", [{"b": 0.5}, {"a": None}, {"a": math.nan}])
 def test_a_baseline_without_the_group_or_its_value_is_inconclusive(baseline_groups):
-    [check] = change_checks(suite({"a": 0.5}), "f1", CheckConfig(max_decrease=0.1),
-                            against(snapshot(baseline_groups)), None)
+    [check, *gone] = change_checks(suite({"a": 0.5}), "f1", CheckConfig(max_decrease=0.1),
+                                   against(snapshot(baseline_groups)), None)
     assert check.verdict is CheckVerdict.INCONCLUSIVE and check.value is None
     assert check.reason == "the baseline snapshot has no f1 for model a"
+    assert [(c.key, c.verdict) for c in gone] == ([(B, CheckVerdict.FAIL)] if "b" in baseline_groups else [])
+
+
+def test_a_blessed_group_the_run_no_longer_has_fails_on_coverage():
+    """Exercise 2 of model a was blessed with 3 items; the run renamed it to exercise 2x (a new group, no
+    baseline: inconclusive) — and blessed exercise 2 has no candidate left: a coverage failure."""
+    def key(exercise):
+        return (("exercise", exercise), ("model", "a"))
+
+    now = SuiteResult("s", "drift", {}, tuple(GroupResult("group", key(e), {"f1": 0.8}, 3) for e in ("1", "2x")),
+                      tuple(Item((("id", str(i)), *key(e)), {"f1": 0.8}) for e in ("1", "2x") for i in range(3)),
+                      ("id", "exercise", "model", "f1"))
+    then = Snapshot(gate="g", suite="s", kind="drift", created_at="2026-11-01T00:00:00Z", commit=None,
+                    fingerprint={}, inputs_digest=None, metrics={},
+                    groups=tuple(SnapshotGroup("group", key(e), {"f1": 0.8}, 3) for e in ("1", "2")),
+                    items=tuple(SnapshotItem((("id", str(i)), *key(e)), {"f1": 0.8}) for e in ("1", "2")
+                                for i in range(3)))
+    kept, renamed, gone = change_checks(now, "f1", CheckConfig(max_decrease=0.1, significant=True), against(then),
+                                        F1)
+    assert kept.key == key("1") and kept.change.paired_share == 1 and kept.verdict is not CheckVerdict.FAIL
+    assert renamed.key == key("2x") and renamed.verdict is CheckVerdict.INCONCLUSIVE
+    assert gone.key == key("2") and gone.verdict is CheckVerdict.FAIL and gone.change.missing == 3
+    assert gone.reason.startswith("the baseline's exercise 2, model a (3 blessed items) has no candidate items: the "
+                                  "candidate set no longer covers the baseline")
+
+
+def test_a_run_filtered_to_some_models_is_covered_by_their_items_alone():
+    """A `--model a` run (a matrix job) against a snapshot of models a and b: b's items are outside the run."""
+    then = [snap_item(i, m, 0.8) for m in "ab" for i in range(3)]
+    now = [item(i, "a", 0.8) for i in range(3)]
+    [check] = change_checks(suite({"a": 0.8}, now, metrics={"f1": 0.8}), "f1",
+                            CheckConfig(max_decrease=0.1, significant=True, scope="suite"),
+                            against(snapshot({}, then, metrics={"f1": 0.8})), F1)
+    assert check.change.missing == 0 and check.change.paired_share == 1 and check.verdict is not CheckVerdict.FAIL
 
 
 # ---------------------------------------------------------------- significance: the raw evidence
@@ -315,34 +349,62 @@ def test_fewer_than_two_pairs_are_inconclusive_within_the_bound_and_past_it(pair
     assert [c.verdict for c in decided([within, past])] == [CheckVerdict.INCONCLUSIVE] * 2  # not in the family
 
 
-@pytest.mark.parametrize("min_paired, expected", [(0.8, CheckVerdict.INCONCLUSIVE), (0.7, CheckVerdict.FAIL)])
-def test_an_item_set_that_changed_beyond_min_paired_is_inconclusive(min_paired, expected):
-    """7 of the group's 10 current items are in the snapshot: a share of 0.7."""
+@pytest.mark.parametrize("min_paired, reason", [(0.8, True), (0.7, False)])
+def test_a_candidate_set_that_no_longer_covers_the_snapshot_fails_with_the_items_named(min_paired, reason):
+    """7 of the snapshot's 9 items have a current item (7/9 = 78 %); the 3 new current items do not count."""
     now = [item(i, "a", 0.5) for i in range(10)]
     then = [snap_item(i, "a", 0.9 - 0.01 * i) for i in range(7)] + [snap_item(i, "a", 0.9) for i in (20, 21)]
-    [check] = change_checks(suite({"a": 0.5}, now), "f1", CheckConfig(max_decrease=0.1, significant=True),
-                            against(snapshot({"a": 0.9}, then)), F1, min_paired)
-    assert check.verdict is expected and check.change.paired_share == pytest.approx(0.7) and check.change.n == 7
-    if expected is CheckVerdict.INCONCLUSIVE:
-        assert "only 70% of the items could be compared" in check.reason and "80%" in check.reason
-        assert "3 are not in the snapshot (the item set changed" in check.reason and check.change.unpaired == 3
+    [check] = decided(change_checks(suite({"a": 0.5}, now), "f1", CheckConfig(max_decrease=0.1, significant=True),
+                                    against(snapshot({"a": 0.9}, then)), F1, min_paired))
+    assert check.verdict is CheckVerdict.FAIL and check.change.paired_share == pytest.approx(7 / 9)
+    assert check.change.n == 7 and check.change.missing == 2 and check.change.unpaired == 3
+    if reason:  # a coverage failure: no test, the items named
+        assert check.change.p_value is None
+        assert check.reason == ("only 78% of the baseline snapshot's items could be compared (baselines.min_paired: "
+                                "80%): 2 of 9 blessed items have no candidate: e.g. id 20, id 21; "
+                                "the candidate set no longer covers the baseline — restore the items, or re-bless "
+                                "the snapshot on the base branch")
+    else:  # covered enough: judged on its test (a significant drop of 0.4)
+        assert check.reason is None and check.change.significant
 
 
-def test_too_many_unmeasured_items_are_inconclusive_and_say_so():
+def test_too_many_unmeasured_items_fail_and_say_so():
     """All 10 items are in the snapshot, but 4 have no value now (a grader that failed): 60 % compared."""
     now = [item(i, "a", 0.5 if i < 6 else None) for i in range(10)]
     then = [snap_item(i, "a", 0.9) for i in range(10)]
     [check] = change_checks(suite({"a": 0.5}, now), "f1", CheckConfig(max_decrease=0.1, significant=True),
                             against(snapshot({"a": 0.9}, then)), F1, 0.8)
-    assert check.verdict is CheckVerdict.INCONCLUSIVE and check.change.unmeasured == 4 and check.change.unpaired == 0
-    assert "only 60% of the items could be compared" in check.reason and "4 have no f1 on one side" in check.reason
+    assert check.verdict is CheckVerdict.FAIL and check.change.unmeasured == 4 and check.change.unpaired == 0
+    assert "only 60% of the baseline snapshot's items could be compared" in check.reason
+    assert "4 of 10 blessed items have no f1 in this run (unmeasured, or a grader that failed on them)" in check.reason
 
 
-def test_an_untested_check_ignores_the_paired_share():
+def test_blessed_items_without_a_value_are_not_the_runs_to_cover():
+    """4 blessed items have no f1 (the snapshot's own gap): they neither count as compared nor as missing."""
+    now = [item(i, "a", 0.5) for i in range(6)]
+    then = [snap_item(i, "a", 0.5) for i in range(6)] + [SnapshotItem((("id", str(i)), ("model", "a")), {})
+                                                         for i in range(6, 10)]
+    [check] = change_checks(suite({"a": 0.5}, now), "f1", CheckConfig(max_decrease=0.1, significant=True),
+                            against(snapshot({"a": 0.5}, then)), F1, 0.8)
+    assert check.change.paired_share == 1 and check.change.missing == 0 and check.verdict is not CheckVerdict.FAIL
+
+
+def test_an_untested_check_is_covered_by_the_snapshots_items_not_the_runs():
+    """8 new current items (not in the snapshot) do not lower the coverage of the 2 blessed ones."""
     now = [item(i, "a", 0.5) for i in range(10)]
     [check] = change_checks(suite({"a": 0.5}, now), "f1", CheckConfig(max_decrease=0.1),
                             against(snapshot({"a": 0.9}, [snap_item(0, "a", 0.9), snap_item(1, "a", 0.8)])), F1)
-    assert check.verdict is CheckVerdict.FAIL and check.change.paired_share == pytest.approx(0.2)
+    assert check.verdict is CheckVerdict.FAIL and check.change.paired_share == 1 and check.change.unpaired == 8
+    assert check.reason is None  # judged on its value, not on coverage
+
+
+def test_an_untested_check_fails_when_the_candidate_set_no_longer_covers_the_snapshot():
+    now = [item(i, "a", 0.9) for i in range(10, 20)]  # every id renamed
+    [check] = change_checks(suite({"a": 0.9}, now), "f1", CheckConfig(max_decrease=0.1),
+                            against(snapshot({"a": 0.9}, [snap_item(i, "a", 0.9) for i in range(10)])), None)
+    assert check.verdict is CheckVerdict.FAIL and check.change.missing == 10 and check.change.paired_share == 0
+    assert "10 of 10 blessed items have no candidate: e.g. id 0, id 1, id 2 and 7 more" \
+        in check.reason
 
 
 # ---------------------------------------------------------------- paired_values

@@ -90,6 +90,9 @@ class Snapshot:
     def group_sd(self, level, key, metric):
         return None
 
+    def group_keys(self, level):
+        return ()
+
 
 @dataclass(frozen=True)
 class Comparison:
