@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,21 +36,26 @@ class KindMetrics(Protocol):
 MetricCatalogue = Mapping[str, KindMetrics]  # suite kind -> its metrics
 
 
-def load_config(path: str | Path, *, metrics: MetricCatalogue | None, output_dir_given: bool = False) -> GateConfig:
+def load_config(path: str | Path, *, metrics: MetricCatalogue | None, output_dir_given: bool = False,
+                today: dt.date | None = None) -> GateConfig:
     """Read, parse and validate gate.yml; raise `ConfigError` listing every problem found.
 
     Every path it names for the gate to write or read (output, cache, templates, history, baselines) must lie
     inside the workspace (`gate.config.paths`); `output_dir_given`: the command line or the workflow set the
     output directory, so report.output_dir is not used and not checked. `metrics`: each kind's metrics, to
-    check the names `checks:` use (`gate.run.read_config` passes the scorers'; None: names are not checked)."""
+    check the names `checks:` use (`gate.run.read_config` passes the scorers'; None: names are not checked).
+    `today`: the run's day (UTC), which bounds how far ahead a waiver may expire (`max_waiver_days`)."""
     path = Path(path)
     text = io.read_text(path, what="gate config")
-    config = parse_config(text, str(path), metrics=metrics)
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    config = parse_config(text, str(path), metrics=metrics, today=today)
     confine_config_paths(config, path, text, output_dir_given=output_dir_given)
     return config
 
 
-def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalogue | None) -> GateConfig:
+def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalogue | None,
+                 today: dt.date | None = None) -> GateConfig:
+    """gate.yml's text validated; `today` (the run's day) also bounds the waivers' expiry (None: not checked)."""
     data, root = parse_yaml(text, filename, "gate config")
     if not isinstance(data, dict):
         raise ConfigError(
@@ -69,6 +75,8 @@ def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalo
         unknown = {f"suites.{p.field.split('.')[1]}" for p in problems if p.field and p.field.endswith(".kind")}
         problems += [p for p in exc.problems if not any(_within(p.field, u) for u in unknown)]
     problems += _check_problems(data, root, filename, metrics or {})
+    if config is not None and today is not None:
+        problems += waiver_horizon_problems(config, root, filename, today)
     if problems or config is None:
         raise ConfigError(f"{filename} is invalid", sorted(problems, key=lambda p: p.line or 0))
     for suite in config.suites.values():  # problems found later, reading the suites' inputs, name gate.yml:LINE
@@ -81,6 +89,22 @@ def _within(field: str | None, prefix: str) -> bool:
 
 
 # ---------------------------------------------------------------- semantic checks
+
+
+def waiver_horizon_problems(config: GateConfig, root: yaml.Node | None, filename: str,
+                            today: dt.date) -> list[Problem]:
+    """Every waiver whose `expires` lies more than `max_waiver_days` after `today`: a waiver is a dated exception,
+    so one that reaches further (a `9999-12-31`) is a permanent pass in disguise. An expired one is not a problem
+    here: the judge notes it and does not apply it."""
+    latest = today + dt.timedelta(days=config.max_waiver_days)
+    return [Problem(file=filename, line=line_of(root, ("waivers", i, "expires")), field=f"waivers.{i}.expires",
+                    expected=f"a date at most max_waiver_days ({config.max_waiver_days}) after today ({today}), "
+                             f"i.e. on or before {latest}",
+                    found=f"{waiver.expires} ({(waiver.expires - today).days:,} days ahead), waiving "
+                          f"{waiver.suite}.{waiver.metric}",
+                    fix=f"set `expires: {latest}` or earlier and renew it when it runs out (it says so in the report)")
+            for i, waiver in enumerate(config.waivers) if waiver.expires > latest]
+
 
 
 def _kind_problems(data: dict, root: yaml.Node | None, filename: str) -> list[Problem]:

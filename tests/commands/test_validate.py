@@ -92,6 +92,15 @@ def test_an_invalid_gate_yml_is_located_invalid_input(in_tmp, monkeypatch, capsy
     assert code == ExitCode.INVALID_INPUT and "gate.yml:3" in err and "chekcs" in err, err
 
 
+def test_a_waiver_beyond_max_waiver_days_is_reported_by_validate(in_tmp, monkeypatch, capsys):
+    (in_tmp / "gate.yml").write_text("version: 1\nsuites:\n  s: {kind: stability, records: r.jsonl}\nwaivers:\n"
+                                     "  - {suite: s, metric: stability_coefficient, reason: forever, owner: '@a',\n"
+                                     "     expires: 9999-12-31}\n")
+    code, _, err = run_main(monkeypatch, capsys, "validate")
+    assert code == ExitCode.INVALID_INPUT and "gate.yml:6" in err and "waivers.0.expires" in err, err
+    assert "max_waiver_days (90)" in err
+
+
 def write_stereotype_gate(directory: Path, suite_extra: str = "") -> None:
     (directory / "gate.yml").write_text("version: 1\nsuites:\n  s:\n    kind: stereotype\n    records: r.jsonl\n"
                                         + suite_extra)

@@ -199,6 +199,41 @@ def test_a_blank_reason_or_owner_or_a_bad_date_is_a_located_error(tmp_path, fiel
     assert problem.field == f"waivers.0.{field}" and problem.line == 8
 
 
+def test_a_waiver_beyond_max_waiver_days_is_a_located_error_listing_all_of_them(tmp_path):
+    """Issue 31: `expires: 9999-12-31` is a permanent pass in disguise; every such waiver is named at once."""
+    text = ("  - {suite: fb, metric: bertscore_f1, reason: forever, owner: '@ana', expires: 9999-12-31}\n"
+            "  - {suite: fb, metric: bertscore_f1, reason: in bounds, owner: '@ana', expires: 2027-02-20}\n"
+            "  - {suite: fb, metric: credit_drift_mean, reason: a year, owner: '@bo', expires: 2027-11-22}\n")
+    path = tmp_path / "gate.yml"
+    path.write_text(GATE_YML + text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, metrics=SCORERS, today=TODAY)
+    assert caught.value.exit_code == ExitCode.INVALID_INPUT
+    first, third = caught.value.problems
+    assert (first.field, first.line, third.field, third.line) == ("waivers.0.expires", 8, "waivers.2.expires", 10)
+    assert "at most max_waiver_days (90) after today (2026-11-22), i.e. on or before 2027-02-20" in first.expected
+    assert first.found.startswith("9999-12-31 (") and "fb.bertscore_f1" in first.found
+    assert "gate.yml:8, field 'waivers.0.expires'" in first.render()
+
+
+def test_a_waiver_within_max_waiver_days_loads_and_the_horizon_is_configurable(tmp_path):
+    text = "  - {suite: fb, metric: bertscore_f1, reason: tuning, owner: '@ana', expires: 2027-02-20}\n"
+    path = tmp_path / "gate.yml"
+    path.write_text(GATE_YML + text)
+    assert load_config(path, metrics=SCORERS, today=TODAY).waivers[0].expires == dt.date(2027, 2, 20)
+    path.write_text(GATE_YML + text + "max_waiver_days: 30\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, metrics=SCORERS, today=TODAY)
+    assert "at most max_waiver_days (30)" in caught.value.problems[0].expected
+
+
+def test_an_expired_waiver_is_not_a_config_error(tmp_path):
+    path = tmp_path / "gate.yml"
+    path.write_text(GATE_YML + "  - {suite: fb, metric: bertscore_f1, reason: done, owner: '@a', "
+                                "expires: 2020-01-01}\n")
+    assert load_config(path, metrics=SCORERS, today=TODAY).waivers[0].expires == dt.date(2020, 1, 1)
+
+
 def test_a_group_kept_from_failing_only_by_a_waiver_is_shown_waived_not_passed():
     gate = gate_of(suite(check(CheckVerdict.FAIL), check(CheckVerdict.PASS, key=B),
                          check(CheckVerdict.PASS, key=A, metric="mrr")), waivers=[waiver()])
