@@ -17,6 +17,7 @@ from typing import Any
 from gate.config import CommentWhen
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.report.annotations import Annotation
+from gate.report.formatting import WORDS, verdict_words, waivers_applied
 from gate.settings import FailOn
 
 BUNDLE_SCHEMA = 1
@@ -70,7 +71,9 @@ def check_title(verdict: GateVerdict) -> str:
     for word in ("inconclusive", "waived", "unmeasured"):
         if counts[word]:
             parts.append(f"{counts[word]} {word}")
-    return ", ".join(parts)
+    waived = verdict_words(verdict.verdict, waivers_applied(verdict.suites))
+    # a gate that passed because of waivers says so first: never a plain "passed" (issue 31)
+    return f"{waived}: {', '.join(parts)}" if waived != WORDS[verdict.verdict] else ", ".join(parts)
 
 
 def run_scope(suites: Sequence[str], models: Sequence[str], skipped: bool) -> str:

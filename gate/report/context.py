@@ -23,7 +23,7 @@ from gate.baselines.trends import SuiteTrend
 from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.report.escape import inert
-from gate.report.formatting import WORDS, icon, number, threshold
+from gate.report.formatting import icon, number, threshold, verdict_words, waivers_applied
 from gate.report.gate_changes import view as gate_changes_view
 from gate.report.sizing import Cut, Sizes
 from gate.results import key_label
@@ -91,7 +91,7 @@ def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "name": inert(verdict.name, limit=100),
         "verdict": verdict.verdict.value,
         "icon": icon(verdict.verdict),
-        "word": WORDS[verdict.verdict],
+        "word": verdict_words(verdict.verdict, waivers_applied(verdict.suites)),
         "skipped_reason": inert(verdict.skipped_reason, limit=300) if verdict.skipped_reason else None,
         "suite_counts": counts,
         "check_counts": checks,
@@ -145,7 +145,8 @@ def significance_line(verdict: GateVerdict) -> str | None:
             "p per check raw and adjusted.")
 
 
-_COUNTS_AS = {InconclusivePolicy.NEUTRAL: "a neutral check run and exit code 0",
+_COUNTS_AS = {InconclusivePolicy.NEUTRAL: "a neutral check run and exit code 0 — which GitHub's branch protection "
+                                          "accepts as passing a required check (`inconclusive: fail` blocks instead)",
               InconclusivePolicy.WARN: "a warning (exit 1 only with --fail-on warn)",
               InconclusivePolicy.FAIL: "a failure: exit code 1 and a failed check run",
               InconclusivePolicy.PASS: "a pass (exit code 0)"}
@@ -218,7 +219,7 @@ def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: 
         "description": inert(description, limit=300) if description else "",
         "verdict": suite.verdict.value,
         "icon": icon(suite.verdict),
-        "word": WORDS[suite.verdict],
+        "word": verdict_words(suite.verdict, waivers_applied([suite])),
         "counts": {v.value: suite.count(v) for v in CheckVerdict},
         "total_checks": len(suite.checks),
         "problems": [_check_line(c, scorer.metrics, gate) for c in problems] if detail >= 2 else [],

@@ -26,7 +26,7 @@ import gate.report.over_time as over_time
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.report.context import RunInfo, counts_as_line, significance_line, why
-from gate.report.formatting import WORDS, icon, number, threshold
+from gate.report.formatting import icon, number, threshold, verdict_words, waivers_applied
 from gate.report.precompiled import PrecompiledLoader
 from gate.results import key_label
 from gate.scorers import get_scorer
@@ -49,7 +49,8 @@ def render(verdict: GateVerdict, run: RunInfo, history: dict[str, Any] | None = 
     script, script_hash = _script()
     return _environment().get_template("dashboard.html.j2").render(
         script=script, script_hash=script_hash,
-        name=verdict.name, verdict=verdict.verdict.value, word=WORDS[verdict.verdict], icon=icon(verdict.verdict),
+        name=verdict.name, verdict=verdict.verdict.value, icon=icon(verdict.verdict),
+        word=verdict_words(verdict.verdict, waivers_applied(verdict.suites)),
         skipped_reason=verdict.skipped_reason, suites=suites, run=run, version=__version__,
         checks={v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict},
         commit=run.commit[:7] if run.commit else None, history=history or {},
@@ -90,7 +91,8 @@ def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:
     scorer = get_scorer(result.kind)
     bars, bars_note = _bar_charts(suite)
     return {
-        "name": result.name, "kind": result.kind, "verdict": suite.verdict.value, "word": WORDS[suite.verdict],
+        "name": result.name, "kind": result.kind, "verdict": suite.verdict.value,
+        "word": verdict_words(suite.verdict, waivers_applied([suite])),
         "icon": icon(suite.verdict), "notes": list(result.notes),
         "checks": len(suite.checks),
         "check_rows": _rows(_check_row(c, scorer, gate)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from gate.judge import CheckVerdict, Verdict
+from collections.abc import Iterable
+
+from gate.judge import CheckVerdict, SuiteVerdict, Verdict
 
 ICONS = {
     Verdict.PASS: "✅", Verdict.WARN: "⚠️", Verdict.FAIL: "❌", Verdict.SKIPPED: "⏭️", Verdict.INCONCLUSIVE: "❓",
@@ -11,6 +13,21 @@ ICONS = {
 }
 WORDS = {Verdict.PASS: "passed", Verdict.WARN: "passed with warnings", Verdict.FAIL: "failed",
          Verdict.SKIPPED: "skipped", Verdict.INCONCLUSIVE: "inconclusive (could not tell)"}
+
+
+def waivers_applied(suites: Iterable[SuiteVerdict]) -> int:
+    """How many of gate.yml's waivers accept a check in these suites (one waiver may waive several checks)."""
+    return len({(c.waiver.reason, c.waiver.owner, c.waiver.expires) for s in suites for c in s.checks
+                if c.verdict is CheckVerdict.WAIVED and c.waiver is not None})
+
+
+def verdict_words(verdict: Verdict, waived: int = 0) -> str:
+    """The verdict in words; a pass (or a pass with warnings) that `waived` waivers helped is never a plain
+    "passed": "passed with 1 waiver", "passed with warnings and 2 waivers" (a waiver is an audited exception)."""
+    if waived <= 0 or verdict not in (Verdict.PASS, Verdict.WARN):
+        return WORDS[verdict]
+    counted = f"{waived} waiver{'s' if waived != 1 else ''}"
+    return f"passed with {counted}" if verdict is Verdict.PASS else f"passed with warnings and {counted}"
 
 
 def icon(verdict: Verdict | CheckVerdict | None) -> str:

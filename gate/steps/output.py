@@ -18,7 +18,7 @@ from gate.publish import bundle as publishing
 from gate.report import sizing
 from gate.report.annotations import check_annotations
 from gate.report.context import RunInfo, significance_line
-from gate.report.formatting import WORDS, icon
+from gate.report.formatting import icon, verdict_words, waivers_applied
 from gate.report.kinds.drift import seed_summary
 from gate.runtime.facade import Reporter
 from gate.scorers import get_scorer
@@ -131,7 +131,8 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
     are the thresholds judged (per suite, group or model), a drift suite's "Tests: x/y" (the seed's line) the
     exercise × model pairs that met both of its thresholds."""
     out = sys.stdout
-    out.write(f"{icon(verdict.verdict)} {verdict.name}: {WORDS[verdict.verdict]}\n")
+    words = verdict_words(verdict.verdict, waivers_applied(verdict.suites))  # never a plain "passed" when waived
+    out.write(f"{icon(verdict.verdict)} {verdict.name}: {words}\n")
     if verdict.skipped_reason:
         out.write(f"  skipped: {verdict.skipped_reason}\n")
     totals = {v: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
@@ -145,7 +146,8 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
         out.write(f"  note: {note}\n")
     for suite in verdict.suites:
         counts = ", ".join(f"{suite.count(v)} {v.value}" for v in CheckVerdict if suite.count(v))
-        out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): {WORDS[suite.verdict]}"
+        out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): "
+                  f"{verdict_words(suite.verdict, waivers_applied([suite]))}"
                   f" — checks: {counts or 'none'}\n")
         if suite.result.kind == "drift":
             out.write(f"     {seed_summary(suite)[2]} — exercise × model pairs\n")
