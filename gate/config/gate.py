@@ -97,8 +97,9 @@ class BaselinesConfig(StrictModel):
         90, ge=1, description="Flag a baseline (snapshot or drift baseline feedback) older than this; null: never."
     )
     min_paired: float = Field(
-        0.8, ge=0, le=1, description="A change check whose group has fewer of its items paired with the snapshot's "
-        "(same identity) than this share is inconclusive: the item set changed too much to compare.")
+        0.8, ge=0, le=1, description="A change check fails when fewer than this share of the snapshot's items of its "
+        "group (same identity) could be compared: blessed items with no candidate (renamed, dropped) or without a "
+        "value now. New items do not count.")
 
 
 class HistoryConfig(StrictModel):
@@ -147,9 +148,10 @@ class GateConfig(StrictModel):
         "rate, valid under any dependence between checks), bh (Benjamini-Hochberg false discovery rate: more "
         "power with many checks) or none (each check at `alpha`: false alarms grow with the number of checks).")
     inconclusive: InconclusivePolicy = Field(
-        InconclusivePolicy.NEUTRAL, description="What a gate that could not tell (no comparable baseline, too "
-        "few paired items, an underpowered check) counts as: neutral (check run neutral, exit code 0), warn, "
-        "fail or pass.")
+        InconclusivePolicy.NEUTRAL, description="What a gate that could not tell for a reason the pull request "
+        "cannot cause (no snapshot yet, a baseline not comparable, an underpowered check) counts as: neutral (check "
+        "run neutral, exit code 0: GitHub accepts it for a required check), warn, fail or pass. A candidate set "
+        "that no longer covers the snapshot fails whatever this says.")
     waivers: list[Waiver] = Field(default_factory=list, description="Accepted regressions, each with a reason, "
                                   "an owner and an expiry date.")
     max_waiver_days: int = Field(
