@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from gate.io.regular import open_regular, read_regular
 from gate.io.write import is_temporary, write_bytes_atomic
 
 LEGACY_TEMP_PREFIX = ".tmp-"  # how earlier versions named temporary files: a restored cache may still hold some
@@ -29,9 +30,10 @@ class BlobFile:
 
 
 def read_blob(path: Path) -> bytes | None:
-    """The file's bytes, or None when it is absent or unreadable (a miss, never an error)."""
+    """The file's bytes, or None when it is absent, unreadable or not a regular file (a miss, never an error; a
+    FIFO is refused without blocking, `gate.io.regular`)."""
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except OSError:
         return None
 
@@ -71,7 +73,7 @@ class BlobReader:
 
 def open_reader(path: Path) -> BlobReader | None:
     try:
-        return BlobReader(path, open(path, "rb"))
+        return BlobReader(path, open_regular(path))
     except OSError:
         return None
 

@@ -24,6 +24,14 @@ _HASH_SIZE = {"sha1": 20, "sha256": 32}
 _EXTENDED = 0x4000
 _NAME_MASK = 0x0FFF
 _SPLIT_INDEX = b"link"  # the extension of a split index: most entries are in .git/sharedindex.<hash>
+# Version 4 stores each name as "drop N bytes of the previous name, then append these": an entry of ~64 bytes can
+# name a path as long as all before it, so a crafted 1.5 MB index named ~4 GB of paths (memory grew with the square
+# of its entries). What the names may add up to is bounded by the file: a real index's names take about as many
+# bytes as its entries (one of ~64 bytes and a path of ~80); 16x leaves room for paths of a kilobyte that differ
+# in a few bytes each, and the slack covers a small index with one long path. Past it: None ("cannot tell", as
+# for any index this cannot read; `gate.vcs.tracked` asks git first).
+_NAMES_PER_BYTE = 16
+_NAMES_SLACK = 1 << 20
 _OBJECT_FORMAT = re.compile(rb"^\s*objectformat\s*=\s*(\w+)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -39,8 +47,8 @@ def tracked_files(start: Path, path: Path) -> list[Path] | None:
     except ValueError:  # outside the checkout, as git ls-files refuses it
         return None
     data, config = read_blob(git_dir / "index"), read_blob(_common_dir(git_dir) / "config")
-    if data is None:
-        return [] if (git_dir / "HEAD").is_file() else None  # a repository without an index tracks nothing yet
+    if data is None:  # a repository without an index tracks nothing yet; one it cannot read (a FIFO): cannot tell
+        return [] if (git_dir / "HEAD").is_file() and not os.path.lexists(git_dir / "index") else None
     hash_size = _HASH_SIZE.get(_object_format(config or b""))
     names = None if hash_size is None else _index_names(data, hash_size)
     if names is None:
@@ -54,7 +62,8 @@ def tracked_files(start: Path, path: Path) -> list[Path] | None:
 
 
 def _index_names(data: bytes, hash_size: int) -> list[bytes] | None:
-    """Every path an index file lists, once each and in index order; None for what this does not read."""
+    """Every path an index file lists, once each and in index order; None for what this does not read, and for
+    an index whose names would hold more than `_NAMES_PER_BYTE` bytes per byte of the file (see `_NAMES_PER_BYTE`)."""
     if len(data) < _HEADER.size:
         return None
     signature, version, count = _HEADER.unpack_from(data)
@@ -62,6 +71,7 @@ def _index_names(data: bytes, hash_size: int) -> list[bytes] | None:
         return None
     names: list[bytes] = []
     offset, previous = _HEADER.size, b""
+    budget = _NAMES_PER_BYTE * len(data) + _NAMES_SLACK  # bytes of names this file may expand to
     try:
         for _ in range(count):
             start = offset
@@ -85,6 +95,9 @@ def _index_names(data: bytes, hash_size: int) -> list[bytes] | None:
             if (flags & _NAME_MASK) != min(len(name), _NAME_MASK):  # the entry says how long its name is
                 return None
             if name != previous:  # the stages of a conflicted path are consecutive entries of one name
+                budget -= len(name)
+                if budget < 0:
+                    return None
                 names.append(name)
             previous = name
     except (struct.error, ValueError, IndexError):
