@@ -109,7 +109,6 @@ class FakeGitHub:
             ("POST", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._create_status),
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/check-runs", self._list_check_runs),
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/statuses", self._list_statuses),
-            ("GET", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._list_statuses),  # PyGithub's older spelling
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/pulls", self._commit_pulls),
             ("GET", rf"/repos/{REPO}/pulls", self._list_pulls),
             ("GET", rf"/repos/{REPO}/compare/([0-9a-f]+)\.\.\.([0-9a-f]+)", self._compare),

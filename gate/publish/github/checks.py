@@ -74,9 +74,19 @@ class Checks:
 
         def statuses() -> list[str]:
             return [f"commit status ({s.state}: {s.description or ''})"[:120]
-                    for s in self._repo.get_commit(head_sha).get_statuses()
+                    for s in self._statuses(head_sha)
                     if s.context == name and not OUR_STATUS.match(s.description or "")]
         return list(dict.fromkeys(check_runs + self._call(statuses)))
+
+    def _statuses(self, head_sha: str) -> Any:
+        """The commit's statuses, newest first, through the documented `GET /repos/{o}/{r}/commits/{ref}/statuses`
+        (PyGithub's `Commit.get_statuses` asks the legacy `/repos/{o}/{r}/statuses/{sha}`, not in GitHub's REST
+        description)."""
+        from github.CommitStatus import CommitStatus
+        from github.PaginatedList import PaginatedList
+
+        return PaginatedList(CommitStatus, self._repo._requester, f"{self._repo.url}/commits/{head_sha}/statuses",
+                             None)
 
     def _check_runs(self, name: str, head_sha: str) -> list[Any]:
         """The check runs named `name` on `head_sha`, listed once (until this object posts one); PublishError
@@ -125,8 +135,7 @@ class Checks:
         """As `_full_run_check`, for the commit status of the check run's name (statuses come newest first)."""
         name = bundle.check_name
         try:
-            latest = self._call(lambda: next((s for s in self._repo.get_commit(head_sha).get_statuses()
-                                              if s.context == name), None))
+            latest = self._call(lambda: next((s for s in self._statuses(head_sha) if s.context == name), None))
         except PublishError as exc:
             return f"commit status not posted: could not read the statuses of commit {head_sha[:7]} ({exc})"
         if latest is None or PARTIAL_STATUS.match(latest.description or ""):
