@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-import orjson
-
+import gate.io.limits as limits
 from gate.errors import InputError, Problem
+from gate.io.jsonl import NOT_OBJECT_FIX, decode, read_jsonl, surrogate_problem
 from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
 from gate.io.tables import READERS as TABLE_READERS
-from gate.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates, surrogate_escape
+from gate.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates
 
 T = TypeVar("T")
 
@@ -90,14 +90,14 @@ def read_json_document(path: Path, locate: bool = True) -> tuple[JsonDocument | 
     empty; a file it cannot read is read again by the locating parser, so every problem still has its line."""
     source = SourceRef(display_path(path))
     try:
-        text = read_text(path, "input file")
+        text = read_text(path, "JSON file", limits.DOCUMENT_BYTES)
     except InputError as exc:
         return None, list(exc.problems)
     if not text.strip():
         return None, [Problem(file=source.file, expected="JSON content", found="an empty file", fix=EMPTY_FIX)]
     if not locate:
         try:
-            value = _decode(text.removeprefix("\ufeff"))
+            value = decode(text.removeprefix("\ufeff"))
         except (ValueError, RecursionError):
             pass  # the locating parser below says where
         else:
@@ -127,98 +127,13 @@ def read_records(paths: Iterable[Path], tables: bool = False) -> tuple[list[RawR
     for path in paths:
         suffix = path.suffix.lower()
         if suffix in (".jsonl", ".ndjson"):
-            new, bad = _read_jsonl(path)
+            new, bad = read_jsonl(path)
         elif tables and suffix in TABLE_READERS:
             new, bad = TABLE_READERS[suffix](path)
         else:
             new, bad = _read_json_records(path)
         records += new
         problems += bad
-    return records, problems
-
-
-NOT_OBJECT_FIX = "make each record a JSON object: {\"field\": value, ...}"
-
-
-class _NonFinite(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> None:
-    raise _NonFinite(name)
-
-
-# one decoder for every line: `json.loads(line, parse_constant=...)` builds a decoder and its scanner per call
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-# orjson reads an integer past 64 bits as a float (an id of 20 digits would lose its last ones); json keeps it exact.
-# A line with a run of 19 digits goes to json: found by mapping each digit byte to "0" and every other byte to " "
-# (bytes.translate: ~15x faster than the regex \d{19}, which cost more than orjson's whole parse)
-_DIGITS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
-_LONG_RUN = b"0" * 19
-
-
-def _decode(text: str) -> Any:
-    """A JSONL line's (or a snapshot's) value. orjson first: ~4x faster on number-heavy lines (a response's token
-    log-probabilities); it returns json's value wherever it succeeds (floats correctly rounded, the last of a
-    repeated key). What it refuses -- NaN, 1e400, a lone surrogate, bad syntax, deep nesting, and any text
-    with a long run of digits -- goes to the standard decoder, whose result or error the caller reports as
-    before."""
-    raw = text.encode("utf-8", "surrogatepass")
-    if _LONG_RUN not in raw.translate(_DIGITS):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return _DECODER.decode(text)
-
-
-def _json_lines(text: str) -> list[str]:
-    """JSONL's lines: split at \\n, \\r\\n and \\r only, which JSON never holds raw inside a value.
-    `str.splitlines` also splits at U+2028, U+2029 and U+0085, which a JSON string may hold raw (a model's
-    output written with ensure_ascii=False): the record would be cut in two."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.split("\n")
-
-
-def _read_jsonl(path: Path) -> tuple[list[RawRecord], list[Problem]]:
-    shown = display_path(path)
-    try:
-        text = read_text(path, "input file")
-    except InputError as exc:
-        return [], list(exc.problems)
-    records: list[RawRecord] = []
-    problems: list[Problem] = []
-    for number, line in enumerate(_json_lines(text), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = _decode(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(file=shown, line=number, expected="one JSON object per line",
-                                    found=f"{exc.msg} at column {exc.colno}", fix="fix the JSON on this line"))
-            continue
-        except _NonFinite as exc:
-            problems.append(Problem(file=shown, line=number, expected="finite numbers (JSON has no NaN or Infinity)",
-                                    found=str(exc), fix="write null or a finite number instead"))
-            continue
-        except (ValueError, RecursionError) as exc:  # a 5000-digit integer; arrays nested thousands deep
-            found = "nesting too deep" if isinstance(exc, RecursionError) else str(exc)
-            problems.append(Problem(file=shown, line=number, expected="a JSON object of ordinary values",
-                                    found=found, fix="write numbers under 4300 digits and flatten deep nesting"))
-            continue
-        if not isinstance(value, dict):
-            problems.append(Problem(file=shown, line=number, expected="a JSON object",
-                                    found=f"a JSON {type(value).__name__}", fix=NOT_OBJECT_FIX))
-            continue
-        if "\\u" in line:  # only a \u escape can make a lone surrogate: the usual line is not walked
-            bad = [surrogate_problem(shown, number, *found) for found in lone_surrogates(value)]
-            if bad:
-                problems += bad
-                continue
-        records.append(RawRecord(value, SourceRef(shown, number), len(records)))
-    if not records and not problems:
-        problems.append(Problem(file=shown, expected="at least one record", found="an empty file", fix=EMPTY_FIX))
     return records, problems
 
 
@@ -241,16 +156,6 @@ def _read_json_records(path: Path) -> tuple[list[RawRecord], list[Problem]]:
         problems.append(Problem(file=document.source.file, expected="at least one record", found="an empty array",
                                 fix=EMPTY_FIX))
     return records, problems
-
-
-def surrogate_problem(file: str, line: int | None, path: tuple, text: str, at: int) -> Problem:
-    """A string that JSON can escape but Unicode cannot hold: half of a surrogate pair (`"\\ud800"`)."""
-    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).removeprefix(".")
-    return Problem(file=file, line=line, field=field.encode("utf-8", "backslashreplace").decode() or None,
-                   expected="text that is valid Unicode",
-                   found=f"a lone surrogate {surrogate_escape(text[at])} at character {at + 1}",
-                   fix=f"remove the stray {surrogate_escape(text[at])} escape, or complete the pair (a character "
-                       "beyond U+FFFF is two escapes, e.g. \\ud83d\\ude00)")
 
 
 def read_binary(path: Path, parse: Callable[[IO[bytes]], T]) -> T:

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import gate.io.limits as limits
 from gate.errors import InputError, Problem
-from gate.io import limits
 from gate.io.regular import NotRegular, TooLarge, open_regular, read_regular
 
 EMPTY_FIX = "add records, or remove the file (or narrow the glob that matched it)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a run may hold a million of them
 class SourceRef:
     """Where a record came from: file (as the user wrote it, relative where possible) and line."""
 
@@ -28,7 +28,7 @@ class SourceRef:
         return f"{self.file}:{self.line}" if self.line is not None else self.file
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RawRecord:
     """One JSON object from an input file, before it is validated into a typed record."""
 
@@ -111,8 +111,8 @@ def unreadable(shown: str, exc: OSError, what: str) -> InputError:
 
 
 def too_large(shown: str, limit: int, what: str = "input file", line: int | None = None) -> Problem:
-    return Problem(file=shown, line=line, expected=f"an {what} of at most {limits.size(limit)}",
-                   found=f"a larger {what}", fix=limits.SPLIT_FIX)
+    return Problem(file=shown, line=line, expected=f"at most {limits.size(limit)} in one {what}",
+                   found="a larger file", fix=limits.SPLIT_FIX)
 
 
 def not_utf8(shown: str, line: int, byte: int, what: str = "input file") -> InputError:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import csv
 import io as _io
+import zipfile
 from pathlib import Path
+from typing import IO
 
+import gate.io.limits as limits
 from gate.errors import InputError, Problem
-from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
+from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, open_input, read_text, too_large
 
 # A cell can hold a whole LLM response; the csv module's default limit (128 KiB) would reject a long one.
 csv.field_size_limit(max(csv.field_size_limit(), 64 * 1024 * 1024))
@@ -22,7 +25,7 @@ HEADER_FIX = "start the file with one row of distinct, non-empty column names (m
 def read_csv(path: Path) -> tuple[list[RawRecord], list[Problem]]:
     shown = display_path(path)
     try:
-        text = read_text(path, "input file")
+        text = read_text(path, "input file", limits.FILE_BYTES)
     except InputError as exc:
         return [], list(exc.problems)
     # strict: a quote left open swallows the rest of the file as one cell instead of failing
@@ -38,21 +41,40 @@ def read_csv(path: Path) -> tuple[list[RawRecord], list[Problem]]:
 def read_xlsx(path: Path) -> tuple[list[RawRecord], list[Problem]]:
     shown = display_path(path)
     try:
+        stream = open_input(path)
+    except InputError as exc:
+        return [], list(exc.problems)
+    with stream:
+        if _inflated(stream) > limits.FILE_BYTES:
+            return [], [too_large(shown, limits.FILE_BYTES, "workbook (its parts uncompressed)")]
+        return _records(shown, rows) if isinstance(rows := _rows(stream, shown), list) else ([], [rows])
+
+
+def _inflated(stream: IO[bytes]) -> int:
+    """What a workbook's parts hold uncompressed, as its zip directory declares (a part's reader stops there); 0
+    for a file that is not a zip (openpyxl says what it is)."""
+    try:
+        with zipfile.ZipFile(stream) as archive:
+            return sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return 0
+    finally:
+        stream.seek(0)
+
+
+def _rows(stream: IO[bytes], shown: str) -> list[tuple[int, list]] | Problem:
+    try:
         from openpyxl import load_workbook
 
-        workbook = load_workbook(path, read_only=True, data_only=True)
+        workbook = load_workbook(stream, read_only=True, data_only=True)
         # read_only reads sheets lazily: a corrupt sheet inside a valid zip fails here, not at load
         rows = [(number, ["" if v is None else v for v in row])
                 for number, row in enumerate(workbook.worksheets[0].iter_rows(values_only=True), start=1)]
         workbook.close()
-    except FileNotFoundError:
-        return [], [Problem(file=shown, expected="an existing file", found="no such file",
-                            fix="check the path (relative paths start at the directory of gate.yml)")]
     except Exception as exc:  # openpyxl raises many types for a file that is not a workbook
-        return [], [Problem(file=shown, expected="an Excel workbook (.xlsx)",
-                            found=f"{type(exc).__name__}: {str(exc)[:200]}",
-                            fix="save it as .xlsx, or export it as CSV")]
-    return _records(shown, rows)
+        return Problem(file=shown, expected="an Excel workbook (.xlsx)",
+                       found=f"{type(exc).__name__}: {str(exc)[:200]}", fix="save it as .xlsx, or export it as CSV")
+    return rows
 
 
 def _records(shown: str, rows: list[tuple[int, list]]) -> tuple[list[RawRecord], list[Problem]]:
