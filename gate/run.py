@@ -26,9 +26,10 @@ from gate.config.loader import load_config
 from gate.errors import ExitCode
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.publish import bundle as publishing
+from gate.publish.check_name import refusal_error
 from gate.publish.flow import publish as publish_report
 from gate.publish.flow import push_target, run_target
-from gate.publish.github.client import GitHubPublisher, publisher_for
+from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
 from gate.report.context import RunInfo
 from gate.report.json_report import report_json
 from gate.results import SuiteResult
@@ -91,11 +92,12 @@ def run(settings: Settings, *, quiet: bool = False, verbose: bool = False, shard
     info = describe(verdict, config, settings, results, now, output_dir, pr.target, past,
                     notes=(record_note,), model_work=model_work)
     written, bundle = render(verdict, info, config, settings, base_dir, output_dir, pr.target)
-    if settings.publish:
-        publish(bundle, written, config, settings, pr.publisher)
+    published = publish(bundle, written, config, settings, pr.publisher) if settings.publish else None
     print_summary(verdict, written, verbose=verbose)
     if record and verdict.suites:
         record_history(verdict, info, config, settings, base_dir, pr.publisher, past)
+    if published is not None and published.refused_name:  # gate.yml chose another check's name: exit 2, not a pass
+        raise refusal_error(published.refused_name, settings, config.publish)
     return exit_code(verdict, settings.fail_on)
 
 
@@ -302,10 +304,11 @@ def render(verdict: GateVerdict, info: RunInfo, config: GateConfig, settings: Se
 
 
 def publish(bundle: publishing.PublishBundle, written: report.WrittenReport, config: GateConfig,
-            settings: Settings, publisher: GitHubPublisher | None) -> None:
-    """Job summary, step outputs, PR comment and check run; a failure here never changes the exit code."""
-    guarded(settings, "publishing", lambda: publish_report(bundle, written.markdown, written.markdown_path, settings,
-                                                           config.publish, publisher), None)
+            settings: Settings, publisher: GitHubPublisher | None) -> PublishOutcome | None:
+    """Job summary, step outputs, PR comment and check run; a failure here never changes the exit code, but a check
+    name gate.yml chose that is another check's (`outcome.refused_name`) does (`gate.publish.check_name`)."""
+    return guarded(settings, "publishing", lambda: publish_report(bundle, written.markdown, written.markdown_path,
+                                                                  settings, config.publish, publisher), None)
 
 
 def record_history(verdict: GateVerdict, info: RunInfo, config: GateConfig, settings: Settings, base_dir: Path,

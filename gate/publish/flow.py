@@ -12,8 +12,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import gate.publish.actions as actions
+from gate import io
 from gate.config import PublishConfig
 from gate.publish.bundle import PublishBundle, Target
+from gate.publish.check_name import chosen_name
 from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
 from gate.report.annotations import MAX_ANNOTATIONS, Level
 from gate.settings import Settings
@@ -101,11 +103,19 @@ def post(bundle: PublishBundle, settings: Settings, config: PublishConfig,
         if github.in_actions:
             outcome.notes.append("no GitHub token: no PR comment or check run (pass `github_token`)")
     else:
-        outcome = publisher.publish(bundle, comment, check_run, when)
+        event = io.read_json_quiet(github.event_path) if github.event_path and bundle.head_sha else None
+        outcome = publisher.publish(bundle, comment, check_run, when,
+                                    chosen_name(settings, event if isinstance(event, dict) else None))
     if github.in_actions and not outcome.check_run_url:
         # Without a check run, workflow commands still pin failures to their lines in the PR's diff.
         for command in workflow_annotations(bundle):
             actions.issue(command.kind, command.message, file=command.file, line=command.line, title=command.title)
+    if outcome.refused_name:  # a name gate.yml chose that is another check's: the step fails (gate.run)
+        message = f"no check run posted under `{bundle.check_name}`: {outcome.refused_name}"
+        if github.in_actions:
+            actions.issue("error", message, title="llm-quality-gate: check name refused")
+        else:
+            sys.stderr.write(f"llm-gate: publishing: {message}\n")
     for note in outcome.notes:
         if github.in_actions:
             actions.issue("warning", note, title="llm-quality-gate: publishing")

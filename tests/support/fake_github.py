@@ -110,12 +110,15 @@ class FakeGitHub:
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/check-runs", self._list_check_runs),
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/statuses", self._list_statuses),
             ("GET", rf"/repos/{REPO}/commits/([0-9a-f]+)/pulls", self._commit_pulls),
-            ("GET", rf"/repos/{REPO}/pulls", self._list_pulls),
             ("GET", rf"/repos/{REPO}/compare/([0-9a-f]+)\.\.\.([0-9a-f]+)", self._compare),
+            ("GET", rf"/repos/{REPO}/pulls", self._list_pulls),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)", self._get_pull),
             ("GET", rf"/repos/{REPO}/pulls/(\d+)/files", self._list_pull_files),
             ("GET", rf"/repos/{REPO}/contents/(.+)", self._get_contents),
             ("PUT", rf"/repos/{REPO}/contents/(.+)", self._put_contents),
+            ("GET", rf"/repos/{REPO}", self._get_repo),
+            ("GET", rf"/repos/{REPO}/rules/branches/(.+)", self._branch_rules),
+            ("GET", rf"/repos/{REPO}/branches/(.+)/protection/required_status_checks", self._required_checks),
             ("GET", rf"/repos/{REPO}/branches/(.+)", self._get_branch),
             ("POST", rf"/repos/{REPO}/git/trees", self._create_tree),
             ("POST", rf"/repos/{REPO}/git/commits", self._create_commit),
@@ -198,6 +201,25 @@ class FakeGitHub:
                     for s in reversed(self.statuses) if s["sha"] == sha]
         return self._paginated(request, statuses, f"/repos/{REPO}/commits/{sha}/statuses")
 
+    def _get_repo(self, request: Request, body: Any) -> Response:
+        return self._json({"id": 1, "name": REPO.split("/")[1], "full_name": REPO,
+                           "url": f"{self.base_url}/repos/{REPO}", "default_branch": self.default_branch})
+
+    def _branch_rules(self, request: Request, body: Any, branch: str) -> Response:
+        """The rules that apply to a branch (any ruleset); readable with read access, [] when none."""
+        contexts = self.ruleset_checks.get(branch) or []
+        rules = [{"type": "required_status_checks", "ruleset_source_type": "Repository", "ruleset_source": REPO,
+                  "ruleset_id": 1, "parameters": {"strict_required_status_checks_policy": False,
+                                                  "required_status_checks": [{"context": c} for c in contexts]}}]
+        return self._json(rules if contexts else [])
+
+    def _required_checks(self, request: Request, body: Any, branch: str) -> Response:
+        if branch not in self.protected_checks:
+            return self._error(404, "Branch not protected")
+        contexts = self.protected_checks[branch]
+        return self._json({"strict": False, "contexts": contexts, "checks": [{"context": c, "app_id": None}
+                                                                           for c in contexts]})
+
     def _commit_pulls(self, request: Request, body: Any, sha: str) -> Response:
         pulls = [{"number": p["number"], "state": p.get("state", "open"), "id": p["number"],
                   "url": f"{self.base_url}/repos/{REPO}/pulls/{p['number']}",
@@ -213,6 +235,18 @@ class FakeGitHub:
                  for f in self.compares[(base, head)]]
         return self._json({"url": f"{self.base_url}/repos/{REPO}/compare/{base}...{head}", "status": "ahead",
                            "files": files, "commits": [], "total_commits": 1})
+
+    def _list_pulls(self, request: Request, body: Any) -> Response:
+        """GitHub's `head=owner:branch` filter: the head repository's owner and the branch name, exactly."""
+        head = request.args.get("head")
+        state = request.args.get("state", "open")
+        pulls = [{"number": p["number"], "state": "open", "id": p["number"],
+                  "url": f"{self.base_url}/repos/{REPO}/pulls/{p['number']}",
+                  "head": {"sha": p["head_sha"], "ref": p["head_ref"],
+                           "repo": {"full_name": p["head_repo"], "name": p["head_repo"].split("/")[1]}}}
+                 for p in self.open_pulls
+                 if state in ("open", "all") and (head is None or head == f"{p['head_repo'].split('/')[0]}:{p['head_ref']}")]
+        return self._paginated(request, pulls, f"/repos/{REPO}/pulls")
 
     def _get_pull(self, request: Request, body: Any, number: str) -> Response:
         if int(number) not in self.pulls:
@@ -234,18 +268,6 @@ class FakeGitHub:
         if page * per_page < len(items):
             headers["Link"] = f'<{self.base_url}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
         return self._json(items[(page - 1) * per_page: page * per_page], headers=headers)
-
-    def _list_pulls(self, request: Request, body: Any) -> Response:
-        """GitHub's `head=owner:branch` filter: the head repository's owner and the branch name, exactly."""
-        head = request.args.get("head")
-        state = request.args.get("state", "open")
-        pulls = [{"number": p["number"], "state": "open", "id": p["number"],
-                  "url": f"{self.base_url}/repos/{REPO}/pulls/{p['number']}",
-                  "head": {"sha": p["head_sha"], "ref": p["head_ref"],
-                           "repo": {"full_name": p["head_repo"], "name": p["head_repo"].split("/")[1]}}}
-                 for p in self.open_pulls
-                 if state in ("open", "all") and (head is None or head == f"{p['head_repo'].split('/')[0]}:{p['head_ref']}")]
-        return self._paginated(request, pulls, f"/repos/{REPO}/pulls")
 
     # ------------------------------------------------------------ branches and the git database
 

@@ -31,6 +31,7 @@ from gate.publish.bundle import (
 from gate.publish.github.checks import Checks
 from gate.publish.github.contents import Contents
 from gate.publish.github.hints import RATE_LIMITED_HINT, READ_ONLY, READ_ONLY_HINT, refusal_hint
+from gate.publish.github.names import ChosenName, Names
 from gate.publish.github.retry import Failure, RetryBudget, RetryPolicy, http_failure
 from gate.settings import Settings
 
@@ -52,10 +53,13 @@ class PublishOutcome:
     check_run_url: str | None = None
     status_posted: bool = False
     notes: list[str] = field(default_factory=list)
+    # Why no check run was posted under a name gate.yml chose (`gate.publish.github.names`): not a warning, the
+    # step fails (gate.publish.flow)
+    refused_name: str | None = None
 
     @property
     def failed(self) -> bool:
-        return any(n.startswith("could not") for n in self.notes)
+        return self.refused_name is not None or any(n.startswith("could not") for n in self.notes)
 
 
 class GitHubPublisher:
@@ -75,16 +79,23 @@ class GitHubPublisher:
         self._token = token
         self._contents = Contents(self._repo, self._call, self._retry)
         self._checks = Checks(self._repo, self._call)
+        self._names = Names(self._repo, self._call, self._checks, self._contents)
 
     def publish(self, bundle: PublishBundle, comment: CommentMode, check_run: bool,
-                when: CommentWhen = CommentWhen.ALWAYS) -> PublishOutcome:
-        """The comment (`comment` says how, `when` whether) and the check run; failures become notes."""
+                when: CommentWhen = CommentWhen.ALWAYS, chosen: ChosenName | None = None) -> PublishOutcome:
+        """The comment (`comment` says how, `when` whether) and the check run; failures become notes. `chosen`:
+        gate.yml chose the check run's name, which must not be another check's (`Names.check`)."""
         outcome = PublishOutcome(notes=list(bundle.notes))
         self._publish_comment(bundle, comment, when, outcome)
-        if check_run and bundle.head_sha:
+        named = self._names.check(bundle.check_name, bundle.head_sha, chosen) \
+            if check_run and bundle.head_sha and chosen is not None else None
+        if named is not None:
+            outcome.notes += named.notes
+            outcome.refused_name = named.refusal
+        if check_run and bundle.head_sha and outcome.refused_name is None and not (named and named.unverified):
             outcome.check_run_url, outcome.status_posted = self._checks.publish(bundle, bundle.head_sha,
                                                                                 outcome.notes)
-        elif check_run:
+        elif check_run and not bundle.head_sha:
             outcome.notes.append("no commit sha known: no check run")
         return outcome
 
