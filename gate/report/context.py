@@ -23,7 +23,7 @@ from gate.baselines.trends import SuiteTrend
 from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.report.escape import inert
-from gate.report.formatting import icon, number, threshold, verdict_words, waivers_applied
+from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
 from gate.report.gate_changes import view as gate_changes_view
 from gate.report.sizing import Cut, Sizes
 from gate.results import key_label
@@ -243,7 +243,7 @@ def _check_line(check: CheckResult, metrics: Mapping, gate: GateVerdict) -> dict
         value = over_time.change_value(check, spec, gate.correction) if check.value is not None else "n/a"
         limit = over_time.change_threshold(check, spec, gate.alpha)
     else:
-        value = number(check.value, spec.fmt if spec else ".3f")
+        value = decisive(check.value, (check.fail, check.warn), spec.fmt if spec else ".3f")
         limit = threshold(check.op.value, check.fail, check.warn, spec.fmt if spec else "g")
     return {
         "icon": icon(check.verdict),

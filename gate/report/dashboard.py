@@ -26,7 +26,7 @@ import gate.report.over_time as over_time
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.report.context import RunInfo, counts_as_line, significance_line, why
-from gate.report.formatting import icon, number, threshold, verdict_words, waivers_applied
+from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
 from gate.report.precompiled import PrecompiledLoader
 from gate.results import key_label
 from gate.scorers import get_scorer
@@ -82,8 +82,9 @@ def _check_text(check: CheckResult, scorer: Any, gate: GateVerdict) -> dict[str,
     if check.change is not None:
         return {"metric": f"Δ {check.metric}", "threshold": over_time.change_threshold(check, spec, gate.alpha),
                 "value": over_time.change_value(check, spec, gate.correction) if check.value is not None else "n/a"}
-    return {"metric": check.metric, "value": number(check.value, _fmt(scorer, check.metric)),
-            "threshold": threshold(check.op.value, check.fail, check.warn, _fmt(scorer, check.metric))}
+    fmt = _fmt(scorer, check.metric)
+    return {"metric": check.metric, "value": decisive(check.value, (check.fail, check.warn), fmt),
+            "threshold": threshold(check.op.value, check.fail, check.warn, fmt)}
 
 
 def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:

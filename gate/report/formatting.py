@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 
 from gate.judge import CheckVerdict, SuiteVerdict, Verdict
@@ -36,6 +38,31 @@ def icon(verdict: Verdict | CheckVerdict | None) -> str:
 
 def number(value: float | None, fmt: str = ".3f") -> str:
     return "n/a" if value is None else format(value, fmt)
+
+
+def decisive(value: float | None, bounds: Iterable[float | None], fmt: str = ".3f") -> str:
+    """`value` in `fmt`, with as many more digits as it takes for the shown number to sit on the same side of every
+    bound as the value itself: F1 0.69981 against `min: 0.7` shows `0.6998`, never a failing `0.700` beside `≥ 0.7`
+    (issue 32). At most 9 digits more; a value exactly at a bound shows as the bound."""
+    text = number(value, fmt)
+    if value is None or not math.isfinite(value):
+        return text
+    found = re.fullmatch(r"([^.]*)\.(\d+)([a-z%])", fmt)
+    prefix, digits, kind = (found.group(1), int(found.group(2)), found.group(3)) if found else ("", 6, "g")
+    limits = [b for b in bounds if b is not None and math.isfinite(b)]
+    for extra in range(10):
+        shown = format(value, f"{prefix}.{digits + extra}{kind}")
+        if all(_side(_read(shown), bound) == _side(value, bound) for bound in limits):
+            return shown
+    return format(value, f"{prefix}.{digits + 9}{kind}")
+
+
+def _read(shown: str) -> float:
+    return float(shown[:-1]) / 100 if shown.endswith("%") else float(shown)
+
+
+def _side(value: float, bound: float) -> int:
+    return (value > bound) - (value < bound)
 
 
 def threshold(op: str, fail: float, warn: float | None, fmt: str = "g") -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from gate.judge import SuiteVerdict, Verdict, worst
 from gate.report.escape import inert
-from gate.report.formatting import WORDS, icon, number
+from gate.report.formatting import WORDS, decisive, icon
 from gate.results import GroupResult
 from gate.scorers import get_scorer
 
@@ -87,7 +87,9 @@ def _value(suite: SuiteVerdict, level: str | None, group: GroupResult | None, me
         return "n/a"
     fmt = get_scorer(suite.result.kind).metrics[metric].fmt
     value = group.metrics.get(metric)
-    text = number(value, fmt)
+    bounds = [b for c in suite.checks_on(level, group.key) if c.metric == metric and c.change is None
+              for b in (c.fail, c.warn)]
+    text = decisive(value, bounds, fmt)  # a value beside a verdict shows the digits that decide it
     snapshot = suite.comparison.snapshot if suite.comparison is not None else None
     before = snapshot.group_value(level, group.key, metric) if snapshot is not None else None
     if value is not None and before is not None:
