@@ -129,6 +129,18 @@ def validate_raw(model: type[M], raw: RawRecord, problems: list[Problem], **extr
     return validate(model, data, raw.source, raw.label, problems, **extra)
 
 
+def validate_each(model: type[M], raw: list[RawRecord], problems: list[Problem]) -> list[M]:
+    """`validate_raw` of every record, in order, emptying `raw` as it goes: each raw record (its dict) is let go
+    once its typed record exists, so that a file of a million records never holds a million of each at once."""
+    records: list[M] = []
+    raw.reverse()
+    while raw:
+        found = validate_raw(model, raw.pop(), problems)
+        if found is not None:
+            records.append(found)
+    return records
+
+
 # pydantic error type -> (what was expected, how to fix it); `{name}` is the field, `{ctx}` pydantic's context.
 _EXPLAINED = {
     "string_type": ("a string", "write `{name}` as text (in double quotes in JSON)"),

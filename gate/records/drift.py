@@ -15,7 +15,7 @@ from gate import io
 from gate.config import DriftSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
-from gate.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_raw
+from gate.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_each
 from gate.records.samples import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -105,7 +105,7 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     problems += bad
     raw, bad = io.read_records(candidate_paths)
     problems += bad
-    candidates = [c for r in raw if (c := validate_raw(DriftCandidate, r, problems)) is not None]
+    candidates = validate_each(DriftCandidate, raw, problems)
     problems += _cross_check(exercises, candidates, require_baseline, baselines_complete)
     models = selected_models([c.model for c in candidates], config.models, field, problems)
     candidates = [c for c in candidates if c.model in models]

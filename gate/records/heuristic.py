@@ -12,7 +12,7 @@ from pydantic import Field
 from gate import io
 from gate.config import HeuristicSuiteConfig
 from gate.errors import InputError, Problem, describe
-from gate.records import Id, InputModel, Text, selected_models, short, validate_raw
+from gate.records import Id, InputModel, Text, selected_models, short, validate_each
 from gate.records.samples import Sample, SampleMixing
 from gate.rubric import Rubric, load_rubric, suite_metric_names
 
@@ -44,7 +44,7 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
     problems += bad
     raw, bad = io.read_records(paths, tables=True)
     problems += bad
-    records = [r for item in raw if (r := validate_raw(HeuristicRecord, item, problems)) is not None]
+    records = validate_each(HeuristicRecord, raw, problems)
     categories = list(rubric.categories)
     seen: dict[tuple[str, str, str, str | None], io.SourceRef | None] = {}
     mixing = SampleMixing()

@@ -23,7 +23,7 @@ from gate.records import (
     Text,
     invalid,
     short,
-    validate_raw,
+    validate_each,
 )
 from gate.records.samples import Sample, SampleMixing
 
@@ -114,7 +114,7 @@ def _load(patterns: Sequence[str], base_dir: Path, field: str, default_system: s
     problems += bad
     raw, bad = io.read_records(paths)
     problems += bad
-    records = [r for item in raw if (r := validate_raw(RagRecord, item, problems)) is not None]
+    records = validate_each(RagRecord, raw, problems)
     seen: dict[tuple[str, str, str | None], io.SourceRef | None] = {}
     mixing = SampleMixing()
     for record in records:

@@ -14,7 +14,17 @@ from pydantic import BeforeValidator, Field, field_validator
 from gate import io
 from gate.config import StabilitySuiteConfig
 from gate.errors import InputError, Problem
-from gate.records import MAX_MAGNITUDE, FiniteFloat, Id, InputModel, Text, invalid, selected_models, short, validate_raw
+from gate.records import (
+    MAX_MAGNITUDE,
+    FiniteFloat,
+    Id,
+    InputModel,
+    Text,
+    invalid,
+    selected_models,
+    short,
+    validate_each,
+)
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -80,7 +90,7 @@ def load_stability(suite_name: str, config: StabilitySuiteConfig, base_dir: Path
     problems += bad
     raw, bad = io.read_records(paths, tables=True)
     problems += bad
-    records = [r for item in raw if (r := validate_raw(StabilityRecord, item, problems)) is not None]
+    records = validate_each(StabilityRecord, raw, problems)
     variants, bad = _variants(records)
     problems += bad
     models = selected_models([r.model for r in records], config.models, field, problems)

@@ -19,7 +19,7 @@ from gate import io
 from gate.config import StereotypeSuiteConfig
 from gate.errors import InputError, Problem
 from gate.io import RawRecord, SourceRef
-from gate.records import Id, InputModel, Text, invalid, selected_models, short, validate_raw
+from gate.records import Id, InputModel, Text, invalid, selected_models, short, validate_each
 from gate.records.samples import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -76,7 +76,7 @@ def load_stereotype(suite_name: str, config: StereotypeSuiteConfig, base_dir: Pa
         found, bad = _read(path)
         raw += found
         problems += bad
-    records = [r for item in raw if (r := validate_raw(StereotypeRecord, item, problems)) is not None]
+    records = validate_each(StereotypeRecord, raw, problems)
     problems += _duplicates(records)
     models = selected_models([r.model for r in records], config.models, field, problems)
     records = [r for r in records if r.model in models]
