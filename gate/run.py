@@ -23,7 +23,7 @@ from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
 from gate.config.changes import GateChanges
 from gate.config.loader import load_config
-from gate.errors import ExitCode
+from gate.errors import ExitCode, GateError
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
@@ -71,7 +71,26 @@ from gate.steps import (
 
 def run(settings: Settings, *, quiet: bool = False, verbose: bool = False, shards: Sequence[Path] = ()) -> ExitCode:
     """`llm-gate run`, and `llm-gate merge` when `shards` (files or directories) replace executing the model work;
-    `verbose` lists every file written, not one line for them."""
+    `verbose` lists every file written, not one line for them. What it writes belongs to the workspace's owner."""
+    with io.handed_back(settings.github.workspace, partial(written_folders, settings)):
+        return judged_run(settings, quiet=quiet, verbose=verbose, shards=shards)
+
+
+def written_folders(settings: Settings) -> list[Path]:
+    """Where a run writes: the report and shard directory, the cache, the model directory, the history's folder."""
+    try:
+        config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
+    except GateError:
+        return [p for p in (settings.output_dir, settings.model_dir) if p is not None]
+    history = [settings.config_path.resolve().parent / config.history.file_name(config.name)] \
+        if config.history else []
+    return [settings.output_dir or Path(config.report.output_dir), Path(config.runtime.cache_dir),
+            *([settings.model_dir] if settings.model_dir else []), *[h.parent for h in history]]
+
+
+def judged_run(settings: Settings, *, quiet: bool = False, verbose: bool = False,
+               shards: Sequence[Path] = ()) -> ExitCode:
+    """The pipeline itself (`run` without handing its files back)."""
     show_progress(not quiet)
     config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)

@@ -1,0 +1,77 @@
+"""Files the gate writes belong to the workspace's owner, not to root (issue 32, item 3).
+
+GitHub runs Docker actions as root: every report file, cache entry and model the gate wrote was owned by uid 0, so
+the runner's own user could not delete them (later steps failed, a self-hosted runner's clean-up failed). After a
+command, what it created or changed under the folders it writes to is handed to the owner of the workspace. Only
+when the process runs as root and the workspace belongs to someone else; a link is changed, never followed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def handed_back(workspace: Path | None, folders: Callable[[], Iterable[Path]]) -> Iterator[None]:
+    """Inside the block the command writes; after it (whatever the outcome) the entries under `folders()` (asked
+    only when there is something to hand back) that root created or changed since the block began belong to
+    `workspace`'s owner."""
+    since = _now()
+    try:
+        yield
+    finally:
+        if workspace is not None:
+            hand_back(workspace, folders, since)
+
+
+def hand_back(workspace: Path, folders: Callable[[], Iterable[Path]], since: float) -> int:
+    """Give the owner of `workspace` what root created or changed under `folders` since `since` (the folders
+    themselves included); how many entries changed hands. Nothing when this process is not root."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return 0
+    try:
+        owner = os.stat(workspace)
+    except OSError:
+        return 0
+    if owner.st_uid == 0:
+        return 0
+    changed = 0
+    for folder in folders():
+        for path in _ours(Path(folder), since):
+            try:
+                os.lchown(path, owner.st_uid, owner.st_gid)
+                changed += 1
+            except OSError:
+                continue
+    return changed
+
+
+def _ours(folder: Path, since: float) -> Iterator[str]:
+    """`folder` and everything below it that root owns and that changed since `since` (links not followed)."""
+    try:
+        top = os.lstat(folder)
+    except OSError:
+        return
+    if top.st_uid == 0 and top.st_ctime >= since:
+        yield str(folder)
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return
+    for directory, names, files in os.walk(folder):
+        for name in (*names, *files):
+            path = os.path.join(directory, name)
+            try:
+                found = os.lstat(path)
+            except OSError:
+                continue
+            if found.st_uid == 0 and found.st_ctime >= since:
+                yield path
+
+
+def _now() -> float:
+    """The file system's idea of now (ctime granularity): what was created from here on has ctime ≥ this."""
+    import time
+
+    return time.time() - 1.0
