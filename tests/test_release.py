@@ -87,7 +87,8 @@ def test_release_runs_on_version_tags_only_and_is_least_privilege():
             if "uses" in step:  # pinned to a release's commit (a tag can move), never a branch
                 assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
                 # ...with the release it is, for people and for Dependabot
-                assert re.search(rf"uses: {re.escape(step['uses'])} +# v\d+(\.\d+){{0,2}}\b", RELEASE_TEXT), step["uses"]
+                pinned = rf"uses: {re.escape(step['uses'])} +# v\d+(\.\d+){{0,2}}\b"
+                assert re.search(pinned, RELEASE_TEXT), step["uses"]
 
 
 def run_check_step(tmp_path: Path, tag: str, owner: str) -> tuple[subprocess.CompletedProcess, dict]:

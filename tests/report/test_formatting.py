@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gate.report.formatting import decisive
+
+
 @pytest.mark.parametrize(("value", "bounds", "fmt", "shown"), [
     (0.69981, (0.7, 0.8), ".3f", "0.6998"),  # issue 32: a failing F1 shown as 0.700 beside ≥ 0.7
     (0.7000004, (0.7,), ".3f", "0.7000004"),  # passing by a hair: the digits that pass

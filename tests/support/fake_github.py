@@ -245,7 +245,8 @@ class FakeGitHub:
                   "head": {"sha": p["head_sha"], "ref": p["head_ref"],
                            "repo": {"full_name": p["head_repo"], "name": p["head_repo"].split("/")[1]}}}
                  for p in self.open_pulls
-                 if state in ("open", "all") and (head is None or head == f"{p['head_repo'].split('/')[0]}:{p['head_ref']}")]
+                 if state in ("open", "all")
+                 and (head is None or head == f"{p['head_repo'].split('/')[0]}:{p['head_ref']}")]
         return self._paginated(request, pulls, f"/repos/{REPO}/pulls")
 
     def _get_pull(self, request: Request, body: Any, number: str) -> Response:
