@@ -116,7 +116,7 @@ def test_example_workflow_is_least_privilege_and_never_runs_fork_code_with_write
 def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
     written = init_repository(tmp_path)
     assert [p.relative_to(tmp_path).as_posix() for p in written] == [
-        "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-publish.yml",
+        "gate.yml", ".github/workflows/llm-quality-gate.yml", ".github/workflows/llm-quality-gate-candidates.yml",
         "baselines/feedback/example-exercise.json", "outputs/feedback/example.jsonl", ".gitignore"]
     from gate.run import read_config
 
@@ -126,7 +126,7 @@ def test_init_writes_starter_files_and_refuses_to_overwrite(tmp_path, capsys):
     with pytest.raises(InputError) as caught:
         init_repository(tmp_path)
     assert len(caught.value.problems) == 5 and "--force" in caught.value.problems[0].fix  # .gitignore: appended
-    init_repository(tmp_path, force=True, fork_safe=False)
+    init_repository(tmp_path, force=True, trusted=False)
 
 
 def test_dockerfile_takes_the_base_image_as_an_argument():

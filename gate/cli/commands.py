@@ -79,17 +79,16 @@ def publish(
 @app.command()
 def init(
     directory: Annotated[Path, typer.Argument(help="The repository to set up.")] = Path("."),
-    fork_safe: Annotated[bool, typer.Option(help="Also write the workflow_run workflow that publishes for "
-                                                 "pull requests from forks.")] = True,
+    trusted: Annotated[bool, typer.Option("--trusted/--single-job", help="--trusted (default): the trusted recipe, a pull_request workflow that uploads the candidate outputs and a workflow_run workflow of the default branch that gates them and posts. --single-job: one pull_request job that reads the gate from a checkout of the base branch (same-repository pull requests).")] = True,  # noqa: E501
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     kinds: Annotated[str, typer.Option("--kinds", help="Suite kinds to start with, comma-separated: drift, stability, heuristic, rag, stereotype, or all. Each gets a suite in gate.yml and an example record file where it points.")] = "drift",  # noqa: E501
 ) -> None:
     """Write a starter gate.yml that runs offline (the embedded all-MiniLM-L6-v2), example records for each
-    chosen suite kind, the GitHub workflow(s) that run it on pull requests, and .gitignore lines for what a
-    run generates (appended to an existing .gitignore)."""
+    chosen suite kind, the GitHub workflows that gate pull requests with it (the trusted recipe unless
+    --single-job), and .gitignore lines for what a run generates (appended to an existing .gitignore)."""
     from gate.commands.init import init_repository, parse_kinds
 
-    init_repository(directory, kinds=parse_kinds(kinds), fork_safe=fork_safe, force=force)
+    init_repository(directory, kinds=parse_kinds(kinds), trusted=trusted, force=force)
 
 
 @app.command()

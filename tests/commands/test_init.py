@@ -206,3 +206,54 @@ def test_a_stereotype_suite_runs_offline_from_a_model_dir_or_a_local_directory(i
     code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == ExitCode.PASSED and "./models/bias-classifier (stereotype classifier; stereotype) -> local path" \
         in out, out + err
+
+
+# ---------------------------------------------------------------- the workflows (issue 31: the base owns the verdict)
+
+
+def test_init_writes_the_trusted_recipe_by_default_and_the_single_job_on_request(in_tmp, monkeypatch, capsys):
+    from gate.commands.init import CANDIDATES_WORKFLOW, GATE_WORKFLOW
+
+    code, out, err = run_main(monkeypatch, capsys, "init")
+    assert code == 0, err
+    gate = yaml.safe_load((in_tmp / GATE_WORKFLOW).read_text())
+    candidates = yaml.safe_load((in_tmp / CANDIDATES_WORKFLOW).read_text())
+    assert list(gate[True]) == ["workflow_run"] and list(candidates[True]) == ["pull_request"]
+    step = next(s for s in gate["jobs"]["quality-gate"]["steps"] if "llm-quality-gate@" in str(s.get("uses")))
+    assert step["with"]["candidates_dir"] == ".gate-candidates" and step["with"]["check_name"] == "llm-quality-gate"
+    steps = out[out.index("Next:"):]
+    assert "placeholder step 'Produce candidate outputs'" in steps and CANDIDATES_WORKFLOW in steps
+    assert "merge to the default branch" in steps and "require the check 'llm-quality-gate'" in steps
+
+    single = in_tmp / "single"
+    code, out, err = run_main(monkeypatch, capsys, "init", str(single), "--single-job")
+    assert code == 0, err
+    assert not (single / CANDIDATES_WORKFLOW).exists()
+    flow = yaml.safe_load((single / GATE_WORKFLOW).read_text())
+    steps = flow["jobs"]["quality-gate"]["steps"]
+    gate_step = next(s for s in steps if "llm-quality-gate@" in str(s.get("uses")))
+    base = next(s for s in steps if (s.get("with") or {}).get("path") == ".gate-base")
+    assert gate_step["with"]["base_checkout"] == ".gate-base" and steps.index(base) < steps.index(gate_step)
+    assert "pull_request.base.sha" in base["with"]["ref"] and base["with"]["persist-credentials"] is False
+
+
+def test_the_placeholder_pipeline_step_warns_and_gates_the_committed_records(in_tmp, capsys):
+    """A fresh init's first pull request is not red for a confusing reason: the placeholder step says what to put
+    there (a warning annotation) and passes while the example records are committed; with none it fails, saying
+    why. The layout step stores outputs/… in the artifact, as in the repository."""
+    import subprocess
+
+    from gate.commands.init import CANDIDATES_WORKFLOW
+
+    init_repository(in_tmp)
+    steps = yaml.safe_load((in_tmp / CANDIDATES_WORKFLOW).read_text())["jobs"]["candidates"]["steps"]
+    placeholder = next(s for s in steps if s.get("name") == "Produce candidate outputs")["run"]
+    layout = next(s for s in steps if s.get("name") == "Keep the repository layout")["run"]
+    done = subprocess.run(["bash", "-e", "-c", placeholder], cwd=in_tmp, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("::warning title=Placeholder pipeline step::Replace")
+    done = subprocess.run(["bash", "-e", "-c", layout], cwd=in_tmp, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (in_tmp / "gate-candidates" / "outputs" / "feedback" / "example.jsonl").is_file()
+    shutil.rmtree(in_tmp / "outputs")
+    done = subprocess.run(["bash", "-e", "-c", placeholder], cwd=in_tmp, capture_output=True, text=True)
+    assert done.returncode == 1 and "::error title=No candidate outputs::" in done.stdout
