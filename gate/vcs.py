@@ -6,10 +6,14 @@ without the base commit, not a repository) is "unknown" (None), never an error.
 
 from __future__ import annotations
 
+import os
+import select
 import subprocess
+import time
 from pathlib import Path
 
 TIMEOUT = 20  # seconds; a git that hangs (a lock, a network filesystem) must not hang the gate
+LISTING_LIMIT = 64 << 20  # bytes of file names: ~800,000 paths, far more than any cache directory a commit holds
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -52,6 +56,42 @@ def changed_files(cwd: Path, base: str, head: str = "HEAD") -> list[Path] | None
 def tracked(cwd: Path, path: Path) -> list[Path] | None:
     """The files under `path` that git tracks in this checkout, as absolute paths, once each (git lists a
     conflicted file once per merge stage); None when git cannot tell (no git, not a repository, `path` outside
-    it)."""
-    out = _git(cwd, "ls-files", "-z", "--", str(path))  # names relative to `cwd`
-    return None if out is None else list(dict.fromkeys(cwd / name for name in out.split("\0") if name))
+    it). At most `LISTING_LIMIT` bytes of names are read: past them git is stopped and the names read so far are
+    the answer (some of the files, enough to say that git tracks files there)."""
+    out = _git_bounded(cwd, LISTING_LIMIT, "ls-files", "-z", "--", str(path))  # names relative to `cwd`
+    if out is None:
+        return None
+    names = out.split(b"\0")[:-1]  # each name ends with its NUL; a name cut at the limit is left out
+    return list(dict.fromkeys(cwd / os.fsdecode(name) for name in names if name))
+
+
+def _git_bounded(cwd: Path, limit: int, *args: str) -> bytes | None:
+    """git's output, stopped after `limit` bytes (a version-4 index crafted so that its names grow with the square
+    of its entries makes `ls-files` print gigabytes from a 1.5 MB file); None when git fails or takes longer than
+    TIMEOUT (a FIFO at .git/index blocks it)."""
+    try:
+        child = subprocess.Popen(["git", "-C", str(cwd), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    assert child.stdout is not None
+    chunks: list[bytes] = []
+    size, deadline = 0, time.monotonic() + TIMEOUT
+    try:
+        while size <= limit:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
+                return None  # git hangs
+            chunk = os.read(child.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return b"".join(chunks) if child.wait(max(deadline - time.monotonic(), 0.1)) == 0 else None
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)[:limit]
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        child.stdout.close()
