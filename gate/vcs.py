@@ -7,13 +7,16 @@ without the base commit, not a repository) is "unknown" (None), never an error.
 from __future__ import annotations
 
 import os
+import resource
 import select
+import stat
 import subprocess
 import time
 from pathlib import Path
 
 TIMEOUT = 20  # seconds; a git that hangs (a lock, a network filesystem) must not hang the gate
 LISTING_LIMIT = 64 << 20  # bytes of file names: ~800,000 paths, far more than any cache directory a commit holds
+GIT_MEMORY = 512 << 20  # address space git may use to list files, beyond 64x the index's size (`_memory_for`)
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -57,21 +60,49 @@ def tracked(cwd: Path, path: Path) -> list[Path] | None:
     """The files under `path` that git tracks in this checkout, as absolute paths, once each (git lists a
     conflicted file once per merge stage); None when git cannot tell (no git, not a repository, `path` outside
     it). At most `LISTING_LIMIT` bytes of names are read: past them git is stopped and the names read so far are
-    the answer (some of the files, enough to say that git tracks files there)."""
-    out = _git_bounded(cwd, LISTING_LIMIT, "ls-files", "-z", "--", str(path))  # names relative to `cwd`
+    the answer (some of the files, enough to say that git tracks files there). An index that is not a regular file
+    (a FIFO blocks git until its timeout) is None at once, and git reads the index within `_memory_for` it."""
+    index = _git(cwd, "rev-parse", "--git-path", "index")  # relative to `cwd`; git reads no index for this
+    if index is None or not index.strip():
+        return None
+    try:
+        found = os.stat(cwd / index.strip())
+    except FileNotFoundError:
+        found = None  # no index yet: git lists nothing
+    except OSError:
+        return None
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        return None
+    out = _git_bounded(cwd, LISTING_LIMIT, _memory_for(found.st_size if found else 0),
+                       "ls-files", "-z", "--", str(path))  # names relative to `cwd`
     if out is None:
         return None
     names = out.split(b"\0")[:-1]  # each name ends with its NUL; a name cut at the limit is left out
     return list(dict.fromkeys(cwd / os.fsdecode(name) for name in names if name))
 
 
-def _git_bounded(cwd: Path, limit: int, *args: str) -> bytes | None:
+def _memory_for(index_size: int) -> int:
+    """The address space git may use to list an index of `index_size` bytes: git expands every name of the index in
+    memory, and a version-4 index crafted so that its names grow with the square of its entries took git ~4 GB from
+    1.5 MB. A real index expands to a few times its size; past this git fails and the gate reads the index itself
+    (`gate.io.gitindex`, which says "cannot tell" for such an index)."""
+    return GIT_MEMORY + 64 * index_size
+
+
+def _git_bounded(cwd: Path, limit: int, memory: int, *args: str) -> bytes | None:
     """git's output, stopped after `limit` bytes (a version-4 index crafted so that its names grow with the square
-    of its entries makes `ls-files` print gigabytes from a 1.5 MB file); None when git fails or takes longer than
-    TIMEOUT (a FIFO at .git/index blocks it)."""
+    of its entries makes `ls-files` print gigabytes from a 1.5 MB file), git given at most `memory` bytes of address
+    space; None when git fails or takes longer than TIMEOUT."""
+
+    def bounded() -> None:  # in the child, before git starts
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, resource.getrlimit(resource.RLIMIT_AS)[1]))
+        except (ValueError, OSError):
+            pass  # a lower hard limit already bounds it
+
     try:
         child = subprocess.Popen(["git", "-C", str(cwd), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL)
+                                 stderr=subprocess.DEVNULL, preexec_fn=bounded)  # noqa: PLW1509 (no threads touched)
     except OSError:
         return None
     assert child.stdout is not None
