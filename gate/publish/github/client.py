@@ -32,7 +32,7 @@ from gate.publish.github.checks import Checks
 from gate.publish.github.contents import Contents
 from gate.publish.github.hints import RATE_LIMITED_HINT, READ_ONLY, READ_ONLY_HINT, refusal_hint
 from gate.publish.github.names import ChosenName, Names
-from gate.publish.github.retry import Failure, RetryBudget, RetryPolicy, http_failure
+from gate.publish.github.retry import Failure, RetryBudget, RetryPolicy, http_failure, unreachable_reason
 from gate.settings import Settings
 
 T = TypeVar("T")
@@ -278,6 +278,10 @@ class GitHubPublisher:
             return http_failure(exc.status, self._describe(exc), exc.headers, exc.data)
         if isinstance(exc, exceptions.Timeout):
             return Failure(f"network error: no reply within {self._timeout} s (timeout)", transient=True)
+        unreachable = unreachable_reason(exc) if isinstance(exc, exceptions.ConnectionError) else None
+        if unreachable is not None:  # nothing to wait for: tried `connect_attempts` times (gate.publish.github.retry)
+            return Failure(self._scrub(f"network error: cannot connect to {self._github.requester.base_url} "
+                                       f"({unreachable})"), transient=True, unreachable=True)
         if isinstance(exc, (exceptions.ConnectionError, exceptions.ChunkedEncodingError)):
             return Failure(self._scrub(f"network error: {type(exc).__name__} (connection refused, reset or "
                                        "dropped)"), transient=True)

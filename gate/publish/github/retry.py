@@ -6,11 +6,16 @@ minute. 5xx, 429, timeouts and dropped connections are transient too. A run must
 that is down or asks for an hour, though: no single wait is longer than `max_delay` (a server that asks
 for longer is not retried, and the message says how long it asked for), and a publisher spends at most
 `max_total` seconds on failed attempts and waits over all its calls; once that is spent its later calls
-fail at once. `gate.publish.github.client` makes the requests; this module only decides.
+fail at once. A connection that cannot be made at all (the name does not resolve, the connection is refused, the
+network is unreachable: a job without network, a wrong GITHUB_API_URL) is tried `connect_attempts` times, and then
+the publisher's later calls fail at once too: waiting does not bring a network back within a job.
+`gate.publish.github.client` makes the requests; this module only decides.
 """
 
 from __future__ import annotations
 
+import errno
+import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +29,7 @@ class RetryPolicy:
     base_delay: float = 1.0  # exponential backoff: 1, 2, 4 … seconds
     max_delay: float = 60.0  # the longest single wait
     max_total: float = 120.0  # seconds one publisher spends on failed attempts and waits, all calls together
+    connect_attempts: int = 2  # per publisher, when no connection can be made at all (then every later call fails)
     sleep: Callable[[float], None] = time.sleep  # tests record the waits instead of sleeping
     clock: Callable[[], float] = time.monotonic
 
@@ -41,6 +47,7 @@ class Failure:
     status: int | None = None  # the HTTP status; None for a network failure
     transient: bool = False
     retry_after: float | None = None  # seconds the server asked to wait
+    unreachable: bool = False  # no connection was made at all (`unreachable_reason`)
 
 
 def http_failure(status: int, message: str, headers: Mapping[str, str] | None, data: object,
@@ -80,6 +87,9 @@ class RetryBudget:
         if failure.retry_after is not None and failure.retry_after > policy.max_delay:
             return None, (f"{failure.message} ({tries}; GitHub asks to wait {failure.retry_after:.0f} s, longer than "
                           f"the {policy.max_delay:.0f} s the gate waits)")
+        if failure.unreachable and attempt >= policy.connect_attempts:
+            self.exhausted = f"GitHub could not be reached ({failure.message})"
+            return None, f"{failure.message} ({tries}; GitHub cannot be reached, later calls are not tried)"
         if attempt >= policy.attempts:
             return None, f"{failure.message} ({tries})"
         delay = policy.delay(attempt, failure.retry_after)
@@ -91,6 +101,28 @@ class RetryBudget:
 
     def charge(self, seconds: float) -> None:
         self.spent += max(0.0, seconds)
+
+
+def unreachable_reason(exc: BaseException) -> str | None:
+    """Why no connection could be made at all, or None when one was (or may have been) made: requests wraps
+    urllib3's NewConnectionError, which wraps the socket's error; the chain is walked through `args`, `reason`,
+    `__cause__` and `__context__`. A reset, a dropped connection or a timeout is not this (the server was there)."""
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror) or type(current).__name__ == "NameResolutionError":
+            return "the name does not resolve"
+        if isinstance(current, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(current, OSError) and current.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return "network unreachable"
+        linked = [*getattr(current, "args", ()), getattr(current, "reason", None), current.__cause__,
+                  current.__context__]
+        pending += [item for item in linked if isinstance(item, BaseException)]
+    return None
 
 
 def _number(value: str | None) -> float | None:

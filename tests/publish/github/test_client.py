@@ -168,8 +168,10 @@ def test_unreachable_server_is_a_note_not_a_crash():
     sleeps = Sleeps()
     gh = GitHubPublisher(TOKEN, "http://127.0.0.1:9", REPO, retry=RetryPolicy(attempts=2, sleep=sleeps))
     outcome = gh.publish(bundle(), CommentMode.STICKY, True)
-    assert outcome.failed and sleeps.calls == [1.0, 1.0]
-    assert any("network error" in n for n in outcome.notes)
+    # the comment is tried twice (connection refused); the check run and its commit status are not tried
+    assert outcome.failed and sleeps.calls == [1.0]
+    assert "network error: cannot connect to http://127.0.0.1:9 (connection refused)" in outcome.notes[0]
+    assert all("not tried: GitHub could not be reached" in n for n in outcome.notes[1:])
 
 
 def test_client_errors_are_not_retried(github_api):

@@ -229,3 +229,60 @@ def test_connections_reset_by_the_server_are_retried_then_a_note():
             bundle(), CommentMode.STICKY, False)
     assert outcome.failed and "network error" in outcome.notes[0] and "(after 3 attempts)" in outcome.notes[0]
     assert waits == [1.0, 2.0] and len(resets) == 3
+
+
+# ---------------------------------------------------------------- no connection at all (no network, a wrong URL)
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:  # bound, never listening, closed: a connection to it is refused
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_refused_connection_is_tried_twice_then_no_later_call_waits():
+    waits = Waits()
+    started = time.monotonic()
+    outcome = publisher(f"http://127.0.0.1:{closed_port()}", waits).publish(bundle(), CommentMode.STICKY, True)
+    elapsed = time.monotonic() - started
+    assert waits == [1.0]  # one retry, not 1 + 2 + 4 + 8 s per call
+    assert outcome.failed and outcome.comment_action == "failed" and not outcome.check_run_url
+    comment_note, *later = outcome.notes  # the check run (and the commit status, where tried)
+    assert "cannot connect to http://127.0.0.1:" in comment_note and "(connection refused)" in comment_note
+    assert "(after 2 attempts; GitHub cannot be reached, later calls are not tried)" in comment_note
+    assert later and all("not tried: GitHub could not be reached" in note for note in later)
+    assert elapsed < 10
+
+
+def test_a_name_that_does_not_resolve_fails_fast(monkeypatch):
+    def no_dns(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    waits = Waits()
+    outcome = publisher("http://github.invalid", waits).publish(bundle(), CommentMode.STICKY, True)
+    assert waits == [1.0]
+    assert "cannot connect to http://github.invalid (the name does not resolve)" in outcome.notes[0]
+    assert "not tried: GitHub could not be reached" in outcome.notes[1]
+
+
+def test_an_unreachable_network_is_named_and_a_reset_is_not_unreachable():
+    import errno
+
+    from gate.publish.github.retry import unreachable_reason
+
+    wrapped = ConnectionError("max retries")
+    wrapped.__cause__ = OSError(errno.ENETUNREACH, "Network is unreachable")
+    assert unreachable_reason(wrapped) == "network unreachable"
+    assert unreachable_reason(ConnectionResetError(errno.ECONNRESET, "reset")) is None
+    assert unreachable_reason(TimeoutError()) is None
+
+
+def test_an_unreachable_github_still_retries_server_errors_with_backoff():
+    from gate.publish.github.retry import Failure, RetryBudget
+
+    budget = RetryBudget(RetryPolicy(sleep=Waits()))
+    server_error = Failure("502 Bad Gateway", 502, transient=True)
+    assert [budget.wait(attempt, server_error)[0] for attempt in (1, 2, 3, 4)] == [1.0, 2.0, 4.0, 8.0]
+    assert budget.wait(2, Failure("refused", transient=True, unreachable=True))[0] is None
+    assert budget.exhausted and "could not be reached" in budget.exhausted
