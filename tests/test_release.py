@@ -3,6 +3,7 @@ artifacts (SBOM, provenance) scripts/release-smoke attaches and verifies, checke
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import importlib.util
 import json
@@ -31,6 +32,7 @@ RELEASE_TEXT = (REPO / ".github" / "workflows" / "release.yml").read_text()
 WORKFLOW = yaml.safe_load(RELEASE_TEXT)
 JOBS = WORKFLOW["jobs"]
 BIN = Path(sys.executable).parent
+BUMP = REPO / "scripts" / "bump-version"
 
 spec = importlib.util.spec_from_file_location("oci_attach", REPO / "scripts" / "oci_attach.py")
 oci = importlib.util.module_from_spec(spec)
@@ -59,10 +61,76 @@ def test_every_place_that_names_the_version_names_the_package_version(tmp_path):
     assert len(used) >= 4 and set(used) == {f"v{__version__}"}, used
     assert f"uses: {OWNER}/llm-quality-gate@v{__version__}" in (REPO / "README.md").read_text()
     init_repository(tmp_path)
+    gated = {}  # the candidates workflow of the trusted recipe runs no gate
     for workflow in (tmp_path / ".github" / "workflows").glob("*.yml"):
         steps = [s for job in yaml.safe_load(workflow.read_text())["jobs"].values() for s in job.get("steps", [])]
-        uses = {s["uses"] for s in steps if "llm-quality-gate" in str(s.get("uses"))}
-        assert uses == {ACTION}, (workflow.name, uses)
+        gated[workflow.name] = {s["uses"] for s in steps if "llm-quality-gate" in str(s.get("uses"))}
+    assert gated.pop("llm-quality-gate.yml") == {ACTION} and all(u <= {ACTION} for u in gated.values()), gated
+    done = subprocess.run([sys.executable, str(BUMP), "--check"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr  # every other place too, and the changelog's section
+
+
+# Files scripts/bump-version must rewrite, among the others that name the version.
+BUMPED = {"gate/__init__.py", "action.yml", "Dockerfile", "README.md", "CHANGELOG.md", "docs/github.md",
+          "docs/containers.md", "docs/versioning.md", "docs/report.md", ".github/workflows/quality-gate.yml"}
+COPIED = ["gate/__init__.py", "action.yml", "gpu", "Dockerfile", "README.md", "SECURITY.md", "ARCHITECTURE.md",
+          "CHANGELOG.md", "docs", "templates", ".github", "scripts/bump-version", "scripts/compile-templates"]
+
+
+def repository_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    for name in COPIED:
+        source, target = REPO / name, root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+    return root
+
+
+def test_bump_version_rewrites_every_place_and_cuts_the_changelog(tmp_path):
+    """On a copy of the repository: a bump of __version__ alone fails --check, naming every other place; the
+    script rewrites each of them (versions only: nothing else in a file changes), moves [Unreleased] under the
+    new version with today's date, keeps the older sections as they were, and --check passes."""
+    root = repository_copy(tmp_path)
+    script = [sys.executable, str(root / "scripts" / "bump-version")]
+    major, minor, _ = __version__.split(".")
+    new = f"{major}.{int(minor) + 1}.0"
+    files = [p for p in root.rglob("*") if p.is_file() and "scripts" not in p.parts]
+    before = {str(p.relative_to(root)): p.read_bytes() for p in files}
+    package = root / "gate" / "__init__.py"
+    package.write_text(before["gate/__init__.py"].decode().replace(f'"{__version__}"', f'"{new}"'))
+    done = subprocess.run([*script, "--check"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout
+    disagree = {line.split(":")[0] for line in done.stdout.splitlines()} | {"gate/__init__.py"}
+    assert disagree >= BUMPED, BUMPED - disagree
+    assert f"CHANGELOG.md: no '## [{new}]' section" in done.stdout
+    package.write_bytes(before["gate/__init__.py"])
+    (root / "CHANGELOG.md").write_text(before["CHANGELOG.md"].decode().replace(
+        "## [Unreleased]\n", "## [Unreleased]\n\n### Fixed\n- Something users notice.\n", 1))
+    log = (root / "CHANGELOG.md").read_text()
+
+    day = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    done = subprocess.run([*script, new], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith(f"every place names {new}")
+    after = {name: (root / name).read_bytes() for name in before}
+    assert {n for n in before if after[n] != before[n]} == disagree  # every place --check named, and no other
+    for name in disagree:
+        if name != "CHANGELOG.md":  # only the versions changed
+            old_text, new_text = before[name].decode(), after[name].decode()
+            assert new not in old_text and new_text.replace(new, __version__) == old_text, name
+    head, released = log.split("## [Unreleased]\n", 1)
+    notes, older = released.split("\n## [", 1)
+    cut = f"{head}## [Unreleased]\n\n## [{new}] - {day}\n\n{notes.strip()}\n\n## [{older}"
+    assert after["CHANGELOG.md"].decode() == cut
+    assert subprocess.run([*script, "--check"], capture_output=True, timeout=60).returncode == 0
+    done = subprocess.run([*script, new], capture_output=True, text=True, timeout=60)  # not after the current one
+    assert done.returncode == 1 and f"{new} is not after the current version {new}" in done.stderr
+    done = subprocess.run([*script, f"{major}.{int(minor) + 2}.0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "'## [Unreleased]' is empty" in done.stderr  # write the notes first
+    assert (root / "gate" / "__init__.py").read_bytes() == after["gate/__init__.py"]  # and nothing was touched
 
 
 # ---------------------------------------------------------------- the release workflow
@@ -104,6 +172,8 @@ def run_check_step(tmp_path: Path, tag: str, owner: str) -> tuple[subprocess.Com
 
 
 def test_the_tag_must_be_the_package_version(tmp_path):
+    script = next(s for s in JOBS["check"]["steps"] if s.get("id") == "version")["run"]
+    assert "python scripts/bump-version --check ||" in script  # every place names the version, before anything
     done, outputs = run_check_step(tmp_path, f"v{__version__}", "LLM-Quality-Gate")
     assert done.returncode == 0, done.stdout + done.stderr
     # GHCR paths are lowercase; the image is the one action.yml runs.
@@ -153,6 +223,45 @@ def test_the_major_tag_moves_last_to_the_release_commit():
     (step,) = job["steps"]
     assert step["env"]["TAG"] == "v${{ needs.check.outputs.major }}" and step["env"]["SHA"] == "${{ github.sha }}"
     assert "git/refs/tags/$TAG" in step["run"] and "force=true" in step["run"]
+
+
+def test_the_major_tag_moves_with_the_jobs_token_or_the_job_fails_with_the_command_to_move_it(tmp_path):
+    """GitHub refuses a workflow token's ref update that changes a workflow file (no token of a workflow has the
+    `workflows` permission) or that a ruleset forbids: the job fails, and its summary and error give the command
+    docs/versioning.md documents. The step runs here with gh faked: v1 moved, created, then refused."""
+    (step,) = JOBS["major-tag"]["steps"]
+    assert step["env"]["VERSION"] == "${{ needs.check.outputs.version }}"
+    gh = tmp_path / "bin" / "gh"
+    gh.parent.mkdir()
+    gh.write_text('#!/bin/bash\necho "$*" >>"$LOG"\n'
+                  'if [ "$1 $2" = "api repos/o/r/git/ref/tags/v1" ]; then [ -n "$EXISTS" ]; exit; fi\n'
+                  'if [ -n "$REFUSE" ]; then echo \'{"message":"refusing to allow a GitHub App to create or update '
+                  'workflow without workflows permission","status":"403"}\'; echo "gh: (HTTP 403)" >&2; exit 1; fi\n')
+    gh.chmod(0o755)
+    sha = "c0ffee" * 6 + "c0ff"
+    command = "git fetch origin tag v1.2.3 && git push --force origin 'v1.2.3^{commit}:refs/tags/v1'"
+    for case in ("exists", "absent", "refused"):
+        log, summary = tmp_path / f"{case}.log", tmp_path / f"{case}.md"
+        env = {**os.environ, "PATH": f"{gh.parent}:{os.environ['PATH']}", "GH_TOKEN": "t", "REPOSITORY": "o/r",
+               "TAG": "v1", "VERSION": "1.2.3", "SHA": sha, "LOG": str(log), "GITHUB_STEP_SUMMARY": str(summary),
+               "EXISTS": "" if case == "absent" else "1", "REFUSE": "1" if case == "refused" else ""}
+        done = subprocess.run(["bash", "-eo", "pipefail", "-c", step["run"]], env=env, capture_output=True,
+                              text=True, timeout=30)
+        calls = log.read_text().splitlines()
+        if case == "exists":
+            assert done.returncode == 0 and f"v1 -> {sha}" in done.stdout, done.stdout + done.stderr
+            assert calls[1] == f"api --method PATCH repos/o/r/git/refs/tags/v1 -f sha={sha} -F force=true"
+        elif case == "absent":
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert calls[1] == f"api --method POST repos/o/r/git/refs -f ref=refs/tags/v1 -f sha={sha}"
+        else:
+            assert done.returncode == 1 and not summary.read_text().count("v1 ->")
+            assert "refusing to allow a GitHub App" in done.stdout and "HTTP 403" in done.stdout
+            (error,) = [line for line in done.stdout.splitlines() if line.startswith("::error::")]
+            assert error.endswith(f"Move it by hand: {command}")
+            assert f"```\n{command}\n```" in summary.read_text()
+    generic = command.replace("1.2.3", "X.Y.Z").replace("tags/v1'", "tags/vX'")
+    assert generic in (REPO / "docs" / "versioning.md").read_text()  # the manual step, documented
 
 
 def test_the_release_names_the_digest_users_pin_in_the_summary_an_output_and_the_release_notes(tmp_path):
@@ -336,11 +445,11 @@ def test_new_layers_are_the_ones_the_old_image_lacks(registry):
 
 # ---------------------------------------------------------------- the scripts, and the end-to-end rehearsal
 
-@pytest.mark.parametrize("script", ["release-smoke", "oci_attach.py"])
+@pytest.mark.parametrize("script", ["release-smoke", "oci_attach.py", "bump-version"])
 def test_scripts_are_executable_and_lint_clean(script):
     path = REPO / "scripts" / script
     assert path.stat().st_mode & 0o111, f"{script} must be executable"
-    if script.endswith(".py"):
+    if "python" in path.read_text().splitlines()[0]:
         done = subprocess.run([str(BIN / "ruff"), "check", "--quiet", str(path)], capture_output=True, text=True)
     else:
         assert subprocess.run(["bash", "-n", str(path)], capture_output=True).returncode == 0
