@@ -10,6 +10,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from gate.io.regular import read_regular
+
 try:  # POSIX; elsewhere appends rely on O_APPEND alone
     import fcntl
 except ImportError:  # pragma: no cover
@@ -58,8 +60,9 @@ def _read_all(fd: int, size: int) -> bytes:
 
 
 def read_bytes_or_empty(path: Path) -> bytes:
-    """A file's bytes; b"" when it does not exist yet (an empty history, a first run)."""
+    """A file's bytes; b"" when it does not exist yet (an empty history, a first run). A path that is not a regular
+    file raises `gate.io.regular.NotRegular` (an OSError) at once: a FIFO is never read."""
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return b""
