@@ -101,7 +101,7 @@ RUN pip wheel ${PIP_ARGS} --no-deps --wheel-dir /tmp/dist /opt/llm-gate/src
 FROM base
 LABEL org.opencontainers.image.title="llm-quality-gate" \
       org.opencontainers.image.description="Gate pull requests on the quality of LLM outputs" \
-      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.version="0.2.0" \
       org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=deps /opt/llm-gate/venv /opt/llm-gate/venv
 COPY --from=models /opt/llm-gate/models /opt/llm-gate/models
