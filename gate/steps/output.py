@@ -58,12 +58,23 @@ def guarded(settings: Settings, what: str, action: Callable[[], T], default: T) 
 
 
 def read_event(settings: Settings) -> dict | None:
-    """The workflow's event payload (GITHUB_EVENT_PATH), None outside Actions or when it is not an object."""
+    """The workflow's event payload (GITHUB_EVENT_PATH), None outside Actions. One that is set but missing,
+    unreadable, not JSON or not an object is a visible warning, not a silent 'no pull request'; the run goes on."""
     path = settings.github.event_path
-    if path is None or not path.is_file():
+    if path is None:
         return None
-    value = io.read_json_quiet(path)
-    return value if isinstance(value, dict) else None
+    value = io.read_json_quiet(path) if path.is_file() else None
+    if isinstance(value, dict):
+        return value
+    why = ("does not exist" if not path.exists() else "is not a file" if not path.is_file()
+           else "cannot be read or is not JSON" if value is None else "is not a JSON object")
+    note = (f"the event file GITHUB_EVENT_PATH={path} {why}: this run knows of no pull request (no comment is "
+            "posted on one); a container step must see the runner's event file at that path")
+    if settings.github.in_actions:
+        actions.issue("warning", note, title="llm-quality-gate")
+    else:
+        sys.stderr.write(f"llm-gate: warning: {note}\n")
+    return None
 
 
 def trends(config: GateConfig, verdict: GateVerdict, entries: list) -> dict:
