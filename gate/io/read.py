@@ -20,6 +20,7 @@ from typing import IO, Any, TypeVar
 import gate.io.limits as limits
 from gate.errors import InputError, Problem
 from gate.io.jsonl import NOT_OBJECT_FIX, decode, read_jsonl, surrogate_problem
+from gate.io.regular import open_regular
 from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
 from gate.io.tables import READERS as TABLE_READERS
 from gate.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates
@@ -160,8 +161,9 @@ def _read_json_records(path: Path) -> tuple[list[RawRecord], list[Problem]]:
 
 def read_binary(path: Path, parse: Callable[[IO[bytes]], T]) -> T:
     """What `parse` makes of the file's binary stream (numpy's .npz reader takes a stream): a large file is
-    not held in memory twice. OSError as raised (FileNotFoundError included): the caller says what it is."""
-    with path.open("rb") as stream:
+    not held in memory twice. OSError as raised (FileNotFoundError included, `gate.io.regular.NotRegular` for a FIFO
+    or a device, never read): the caller says what it is."""
+    with open_regular(path) as stream:
         return parse(stream)
 
 

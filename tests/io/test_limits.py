@@ -67,6 +67,15 @@ def test_a_fifo_as_the_history_file_raises_at_once(tmp_path: Path):
     assert (done.returncode, done.stdout.strip()) == (0, "NotRegular"), done.stderr
 
 
+@needs_fifo
+def test_a_fifo_as_a_binary_store_raises_at_once(tmp_path: Path):
+    os.mkfifo(tmp_path / "shard.npz")
+    done = in_child("import sys; from pathlib import Path; from gate import io\n"
+                    "try: io.read_binary(Path(sys.argv[1]), lambda stream: stream.read())\n"
+                    "except OSError as exc: print(type(exc).__name__)", str(tmp_path / "shard.npz"), cwd=tmp_path)
+    assert (done.returncode, done.stdout.strip()) == (0, "NotRegular"), done.stderr
+
+
 def test_a_line_past_the_record_limit_is_a_problem_on_its_line(in_tmp, monkeypatch):
     monkeypatch.setattr(limits, "RECORD_BYTES", 1024)
     long = json.dumps({"a": "x" * 2000})
