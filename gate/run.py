@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -21,9 +21,8 @@ from gate import interrupt, io, report
 from gate.baselines import comparison, flow, history
 from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
-from gate.config.changes import GateChanges
 from gate.config.loader import load_config
-from gate.errors import ExitCode, GateError
+from gate.errors import ExitCode
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
@@ -56,8 +55,8 @@ from gate.steps import (
     merge_model_work,
     print_summary,
     progress_for,
+    proposed_gate,
     read_event,
-    read_gate_changes,
     reading_data,
     refuse_a_committed_cache,
     report_place,
@@ -66,6 +65,7 @@ from gate.steps import (
     shard_file,
     shard_files,
     trends,
+    written_folders,
 )
 
 
@@ -74,18 +74,6 @@ def run(settings: Settings, *, quiet: bool = False, verbose: bool = False, shard
     `verbose` lists every file written, not one line for them. What it writes belongs to the workspace's owner."""
     with io.handed_back(settings.github.workspace, partial(written_folders, settings)):
         return judged_run(settings, quiet=quiet, verbose=verbose, shards=shards)
-
-
-def written_folders(settings: Settings) -> list[Path]:
-    """Where a run writes: the report and shard directory, the cache, the model directory, the history's folder."""
-    try:
-        config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
-    except GateError:
-        return [p for p in (settings.output_dir, settings.model_dir) if p is not None]
-    history = [settings.config_path.resolve().parent / config.history.file_name(config.name)] \
-        if config.history else []
-    return [settings.output_dir or Path(config.report.output_dir), Path(config.runtime.cache_dir),
-            *([settings.model_dir] if settings.model_dir else []), *[h.parent for h in history]]
 
 
 def judged_run(settings: Settings, *, quiet: bool = False, verbose: bool = False,
@@ -227,13 +215,6 @@ def pull_request(settings: Settings, base_dir: Path) -> PullRequest:
     return PullRequest(event, target, publisher, changed)
 
 
-def base_sha(event: Mapping[str, Any] | None) -> str | None:
-    """The pull request's base commit as the event names it (None: not a pull_request event)."""
-    pull = (event or {}).get("pull_request")
-    sha = ((pull or {}).get("base") or {}).get("sha") if isinstance(pull, dict) else None
-    return sha if isinstance(sha, str) and sha else None
-
-
 def compare(config: GateConfig, results: Sequence[SuiteResult], base_dir: Path, now: datetime,
             changed_files: list[Path] | None) -> dict[str, SnapshotComparison]:
     """Each suite's blessed snapshot, where it is comparable with this run (what change checks compare with)."""
@@ -259,29 +240,11 @@ def weigh_proposal(verdict: GateVerdict, config: GateConfig, settings: Settings,
                    comparisons: Mapping[str, SnapshotComparison], today: date, pr: PullRequest) -> GateVerdict:
     """What the pull request changes in its own gate, counted as the base branch's `gate_changes` says, with the
     verdict its own gate.yml would have given (shown, never applied)."""
-    unknown: tuple[GateChanges | None, GateConfig | None] = (None, None)
-    changes, proposed = guarded(settings, "reading the pull request's gate", lambda: read_gate_changes(
-        settings, config, settings.config_path, pull_request=pr.target.pull_request, head_sha=pr.target.head_sha,
-        base_sha=base_sha(pr.event), changed=pr.changed_files, source=pr.publisher), unknown)
-    if changes is not None and changes.changes and proposed is not None:
-        changes = proposed_outcome(changes, results, proposed, comparisons, today)
+    changes = guarded(settings, "reading the pull request's gate", lambda: proposed_gate(
+        settings, config, results, lambda proposed: judge(results, proposed, None, comparisons, today),
+        pull_request=pr.target.pull_request, head_sha=pr.target.head_sha, event=pr.event, changed=pr.changed_files,
+        source=pr.publisher), None)
     return weigh_gate_changes(verdict, changes, config.gate_changes)
-
-
-def proposed_outcome(changes: GateChanges, results: Sequence[SuiteResult], proposed: GateConfig,
-                     comparisons: Mapping[str, SnapshotComparison], today: date) -> GateChanges:
-    """`changes` with the verdict the pull request's gate.yml would give the same measurements, where its suites
-    score alike (shown beside the real verdict, never instead of it)."""
-    for result in results:
-        suite = proposed.suites.get(result.name)
-        if suite is None or suite.kind != result.kind:
-            return replace(changes, proposed_note=f"not evaluated: its gate.yml has no {result.kind} suite "
-                                                  f"{result.name!r}")
-    try:
-        outcome = judge(results, proposed, None, comparisons, today)
-    except Exception as exc:  # a check the measurements cannot answer: say so, never fail the run over it
-        return replace(changes, proposed_note=f"not evaluated: {exc}")
-    return replace(changes, proposed_verdict=outcome.counts_as.value)
 
 
 def verdict_settings(config: GateConfig, today: date | None) -> VerdictSettings:

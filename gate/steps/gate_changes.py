@@ -15,8 +15,8 @@ Nothing read here is applied: it becomes `GateChanges`, which the judge weighs b
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,9 +25,11 @@ from gate.config import GateConfig
 from gate.config.changes import GateChange, GateChanges, compare_configs, compare_files
 from gate.config.loader import parse_config
 from gate.errors import GateError, PublishError
-from gate.io import paths, trees
+from gate.io import trees
+from gate.results import SuiteResult
 from gate.scorers import SCORERS
 from gate.settings import Settings
+from gate.steps.places import trusted_root, workspace
 
 
 class GateSource(Protocol):
@@ -35,29 +37,6 @@ class GateSource(Protocol):
 
     def read_branch_file(self, branch: str, path: str) -> bytes | None: ...
     def pull_request_files(self, number: int) -> list[str] | None: ...
-
-
-def trusted_root(settings: Settings, config_path: Path) -> Path:
-    """The root of the tree the gate comes from: the base checkout, else the workspace holding gate.yml."""
-    if settings.base_checkout is not None:
-        return settings.base_checkout.resolve()
-    return paths.workspace_for(config_path.resolve().parent)
-
-
-def data_root(settings: Settings, config_path: Path) -> paths.DataRoot | None:
-    """Where the candidate data are read when that is not the trusted tree (None: beside gate.yml)."""
-    if settings.candidates_dir is not None:
-        return paths.DataRoot(trusted_root(settings, config_path), settings.candidates_dir.resolve())
-    if settings.base_checkout is not None:
-        return paths.DataRoot(settings.base_checkout.resolve(), _workspace(settings))
-    return None
-
-
-@contextmanager
-def reading_data(data: paths.DataRoot | None) -> Iterator[None]:
-    """Inside the block, the suites' candidate data are read from `data` (None: beside gate.yml, as ever)."""
-    with paths.use(paths.current().reading_data_from(data)):
-        yield
 
 
 def gate_files(config: GateConfig, folder: str) -> dict[str, str]:
@@ -85,7 +64,7 @@ def read_gate_changes(settings: Settings, config: GateConfig, config_path: Path,
     rel = config_path.resolve().relative_to(root).as_posix()
     folder = posixpath.dirname(rel)
     if settings.base_checkout is not None and settings.candidates_dir is None:
-        return _from_tree(config, rel, folder, root, _workspace(settings))
+        return _from_tree(config, rel, folder, root, workspace(settings))
     if pull_request is None:
         return None, None
     if settings.candidates_dir is not None:
@@ -186,5 +165,30 @@ def _fetch(read: Callable[[], Any], problems: list[str], what: str) -> Any:
         return None
 
 
-def _workspace(settings: Settings) -> Path:
-    return (settings.github.workspace or Path.cwd()).resolve()
+def proposed_gate(settings: Settings, config: GateConfig, results: Sequence[SuiteResult],
+                  judged: Callable[[GateConfig], Any], *, pull_request: int | None, head_sha: str | None,
+                  event: Mapping[str, Any] | None, changed: Iterable[Path] | None,
+                  source: GateSource | None) -> GateChanges | None:
+    """`read_gate_changes`, with the verdict the pull request's own gate.yml would give the same `results`
+    (`judged(proposed)`: the run's judge under that config) where its suites score alike — shown, never applied."""
+    changes, proposed = read_gate_changes(settings, config, settings.config_path, pull_request=pull_request,
+                                          head_sha=head_sha, base_sha=base_sha(event), changed=changed, source=source)
+    if changes is None or not changes.changes or proposed is None:
+        return changes
+    for result in results:
+        suite = proposed.suites.get(result.name)
+        if suite is None or suite.kind != result.kind:
+            return replace(changes, proposed_note=f"not evaluated: its gate.yml has no {result.kind} suite "
+                                                  f"{result.name!r}")
+    try:
+        outcome = judged(proposed)
+    except Exception as exc:  # a check the measurements cannot answer: say so, never fail the run over it
+        return replace(changes, proposed_note=f"not evaluated: {exc}")
+    return replace(changes, proposed_verdict=outcome.counts_as.value)
+
+
+def base_sha(event: Mapping[str, Any] | None) -> str | None:
+    """The pull request's base commit as the event names it (None: not a pull_request event)."""
+    pull = (event or {}).get("pull_request")
+    sha = ((pull or {}).get("base") or {}).get("sha") if isinstance(pull, dict) else None
+    return sha if isinstance(sha, str) and sha else None
