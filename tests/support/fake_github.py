@@ -104,6 +104,8 @@ class FakeGitHub:
             ("GET", rf"/repos/{REPO}/issues/(\d+)/comments", self._list_comments),
             ("POST", rf"/repos/{REPO}/issues/(\d+)/comments", self._create_comment),
             ("PATCH", rf"/repos/{REPO}/issues/comments/(\d+)", self._edit_comment),
+            ("GET", rf"/repos/{REPO}/issues/comments/(\d+)", self._get_comment),
+            ("DELETE", rf"/repos/{REPO}/issues/comments/(\d+)", self._delete_comment),
             ("POST", rf"/repos/{REPO}/check-runs", self._create_check_run),
             ("PATCH", rf"/repos/{REPO}/check-runs/(\d+)", self._edit_check_run),
             ("POST", rf"/repos/{REPO}/statuses/([0-9a-f]+)", self._create_status),
@@ -167,6 +169,21 @@ class FakeGitHub:
         return {"external_id": None, "details_url": None, **run,
                 "url": f"{self.base_url}/repos/{REPO}/check-runs/{run['id']}",
                 "html_url": f"https://github.example/{REPO}/runs/{run['id']}"}
+    def _get_comment(self, request: Request, body: Any, comment_id: str) -> Response:
+        for number, comments in self.comments.items():
+            for comment in comments:
+                if comment["id"] == int(comment_id):
+                    return self._json(self._comment_json(number, comment))
+        return self._error(404, "Not Found")
+
+    def _delete_comment(self, request: Request, body: Any, comment_id: str) -> Response:
+        for comments in self.comments.values():
+            for index, comment in enumerate(comments):
+                if comment["id"] == int(comment_id):
+                    del comments[index]
+                    return Response(status=204)
+        return self._error(404, "Not Found")
+
 
     def _create_check_run(self, request: Request, body: Any) -> Response:
         if self.forbid_checks:

@@ -1,6 +1,6 @@
-"""With `checks` and `contents` of this package, the only modules that talk to GitHub (through PyGithub): the
-sticky comment and a push's pull request here, the check run or commit status in `checks`, files on branches (the
-history) and a pull request's changed files in `contents`.
+"""With `comments`, `checks` and `contents` of this package, the only modules that talk to GitHub (through
+PyGithub): a push's pull request here, the sticky comment in `comments`, the check run or commit status in `checks`,
+files on branches (the history) and a pull request's changed files in `contents`.
 
 Every call is retried on transient failures (5xx, 429, rate limits, timeouts, dropped connections) with
 exponential backoff that honours `Retry-After` and `x-ratelimit-reset`, within bounds (`gate.publish.github.retry`):
@@ -19,16 +19,9 @@ from typing import Any, TypeVar
 
 from gate.config import CommentMode, CommentWhen
 from gate.errors import PublishError
-from gate.publish.bundle import (
-    PublishBundle,
-    Scope,
-    comment_body,
-    comment_content,
-    comment_wanted,
-    marker,
-    posted_scope,
-)
+from gate.publish.bundle import PublishBundle
 from gate.publish.github.checks import Checks
+from gate.publish.github.comments import Comments
 from gate.publish.github.contents import Contents
 from gate.publish.github.hints import RATE_LIMITED_HINT, READ_ONLY, READ_ONLY_HINT, refusal_hint
 from gate.publish.github.names import ChosenName, Names
@@ -47,8 +40,8 @@ __all__ = ["READ_ONLY", "READ_ONLY_HINT", "RATE_LIMITED_HINT", "GitHubPublisher"
 @dataclass
 class PublishOutcome:
     comment_url: str | None = None
-    # created | updated | unchanged | kept (a full run's, for this commit) | off | not needed (comment_mode: …) |
-    # no pull request | failed
+    # created | updated | unchanged | kept (a full run's, for this commit) | kept (a newer run's) | off |
+    # not needed (comment_mode: …) | no pull request | failed (gate.publish.github.comments)
     comment_action: str = "none"
     check_run_url: str | None = None
     status_posted: bool = False
@@ -80,13 +73,15 @@ class GitHubPublisher:
         self._contents = Contents(self._repo, self._call, self._retry)
         self._checks = Checks(self._repo, self._call)
         self._names = Names(self._repo, self._call, self._checks, self._contents)
+        self._comments = Comments(self._repo, self._call, self._ours)
 
     def publish(self, bundle: PublishBundle, comment: CommentMode, check_run: bool,
                 when: CommentWhen = CommentWhen.ALWAYS, chosen: ChosenName | None = None) -> PublishOutcome:
         """The comment (`comment` says how, `when` whether) and the check run; failures become notes. `chosen`:
         gate.yml chose the check run's name, which must not be another check's (`Names.check`)."""
         outcome = PublishOutcome(notes=list(bundle.notes))
-        self._publish_comment(bundle, comment, when, outcome)
+        posted = self._comments.publish(bundle, comment, when, outcome.notes)
+        outcome.comment_url, outcome.comment_action = posted.url, posted.action
         named = self._names.check(bundle.check_name, bundle.head_sha, chosen) \
             if check_run and bundle.head_sha and chosen is not None else None
         if named is not None:
@@ -175,60 +170,7 @@ class GitHubPublisher:
         """See `Contents.compared_files`: None when the files between two commits cannot all be read."""
         return self._contents.compared_files(base, head)
 
-    # ------------------------------------------------------------ comment
-
-    def _publish_comment(self, bundle: PublishBundle, mode: CommentMode, when: CommentWhen,
-                         outcome: PublishOutcome) -> None:
-        if mode is CommentMode.OFF or when is CommentWhen.OFF:
-            outcome.comment_action = "off" if mode is CommentMode.OFF else "off (comment_mode: off)"
-            return
-        if bundle.pull_request is None:
-            outcome.comment_action = "no pull request"
-            return
-        wanted, body = comment_wanted(bundle, when), comment_body(bundle)
-        not_needed = f"not needed (comment_mode: {when.value})"
-        if mode is CommentMode.NEW and not wanted:
-            outcome.comment_action = not_needed
-            return
-        try:
-            issue = self._repo.get_issue(bundle.pull_request)
-            existing = None
-            if mode is CommentMode.STICKY:
-                existing = self._call(lambda: next((c for c in issue.get_comments()
-                                                    if c.body and c.body.startswith(marker(bundle.comment_title) + "\n")
-                                                    and self._ours(c)), None))
-            if existing is None and not wanted:  # an existing comment is updated whatever comment_mode says
-                outcome.comment_action = not_needed
-            elif existing is None:
-                created = self._call(_once(lambda: issue.create_comment(body), lambda: next(
-                    (c for c in issue.get_comments() if c.body == body), None)))
-                outcome.comment_url, outcome.comment_action = created.html_url, "created"
-            elif refusal := self._full_run_comment(existing.body, bundle):
-                outcome.comment_url, outcome.comment_action = existing.html_url, "kept"
-                outcome.notes.append(refusal)
-            elif comment_content(existing.body) == comment_content(body):
-                outcome.comment_url, outcome.comment_action = existing.html_url, "unchanged"
-            else:
-                self._call(lambda: existing.edit(body))
-                outcome.comment_url, outcome.comment_action = existing.html_url, "updated"
-        except PublishError as exc:
-            outcome.comment_action = "failed"
-            hint = refusal_hint(exc, f"pull request #{bundle.pull_request} or the gate's comment on it",
-                                "pull-requests: write")
-            outcome.notes.append(f"could not comment on pull request #{bundle.pull_request}: {exc}{hint}")
-
-    @staticmethod
-    def _full_run_comment(body: str, bundle: PublishBundle) -> str | None:
-        """Why this filtered or skipped run leaves the gate's comment alone (None: it may edit it): a full run
-        wrote it for this same commit. On a new commit any run may (a skipped run is how a path filter passes)."""
-        posted = posted_scope(body)
-        if bundle.scope == Scope.FULL or posted is None or posted[0] != Scope.FULL:
-            return None
-        if not bundle.head_sha or posted[1] != bundle.head_sha:
-            return None
-        return (f"comment not updated: the gate's comment `{bundle.comment_title}` on pull request "
-                f"#{bundle.pull_request} is a full run's for commit {bundle.head_sha[:7]}, and this {bundle.scope} "
-                "run does not replace it (give it its own `comment_title`, or leave it unset for the derived one)")
+    # ------------------------------------------------------------ comment (gate.publish.github.comments)
 
     def _ours(self, comment: Any) -> bool:
         """Whether this token's identity wrote `comment`. Anyone can post a comment that starts with the
@@ -297,19 +239,6 @@ class GitHubPublisher:
     def _scrub(self, text: str) -> str:
         """The token never appears in a message, whatever a server echoes back."""
         return text.replace(self._token, "***") if self._token else text
-
-
-def _once(create: Callable[[], T], find: Callable[[], T | None]) -> Callable[[], T]:
-    """`create` for `_call`, whose retries first `find` what an earlier try made: a POST whose reply was lost
-    (a timeout, a reset, a 502 from a proxy) may have been done, and a second comment would be noise."""
-    tries = 0
-
-    def attempt() -> T:
-        nonlocal tries
-        tries += 1
-        made = find() if tries > 1 else None
-        return made if made is not None else create()
-    return attempt
 
 
 def publisher_for(settings: Settings) -> GitHubPublisher | None:

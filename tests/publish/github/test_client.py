@@ -94,7 +94,9 @@ def test_comment_modes_new_and_off(github_api):
     publisher(github_api).publish(bundle(), CommentMode.NEW, False)
     assert len(github_api.comments[7]) == 2
     outcome = publisher(github_api).publish(bundle(), CommentMode.OFF, False)
-    assert outcome.comment_action == "off" and len(github_api.comments[7]) == 2
+    # `comment: off` keeps the oldest of the gate's comments at the current verdict and deletes none
+    assert outcome.comment_action == "updated" and len(github_api.comments[7]) == 2
+    assert "## ✅ passed\n\nThis pull request's comment is no longer updated" in github_api.comments[7][0]["body"]
 
 
 def test_no_pull_request_means_no_comment_but_a_check_run(github_api):
