@@ -22,7 +22,9 @@ from gate import __version__
 from gate.baselines.trends import SuiteTrend
 from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
+from gate.report.annotations import describe
 from gate.report.escape import inert
+from gate.report.filtered import FILTERED_NOTE, filter_label
 from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
 from gate.report.gate_changes import view as gate_changes_view
 from gate.report.sizing import Cut, Sizes
@@ -40,6 +42,7 @@ class RunInfo:
     repository: str | None = None
     run_url: str | None = None
     selected_suites: tuple[str, ...] = ()
+    selected_models: tuple[str, ...] = ()  # with selected_suites: a filtered run's filter (its heading)
     fail_on: str = "fail"
     dashboard: bool = False  # report.html is written next to report.md
     trends: Mapping[str, SuiteTrend] = field(default_factory=dict)  # suite -> trend over the default branch
@@ -87,8 +90,11 @@ def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
     counts = {v.value: sum(1 for s in verdict.suites if s.verdict is v) for v in Verdict}
     checks = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     shown = [v for v in CheckVerdict if v in _ALWAYS_COUNTED or checks[v.value]]
+    label = "" if verdict.verdict is Verdict.SKIPPED else filter_label(run.selected_suites, run.selected_models)
     return {
-        "name": inert(verdict.name, limit=100),
+        # a filtered run's heading names its filter and says it is not the whole gate (gate.report.filtered)
+        "name": inert(verdict.name, limit=100) + (f" ({inert(label, limit=200)})" if label else ""),
+        "filtered": FILTERED_NOTE if label else None,
         "verdict": verdict.verdict.value,
         "icon": icon(verdict.verdict),
         "word": verdict_words(verdict.verdict, waivers_applied(verdict.suites)),
@@ -261,9 +267,11 @@ _WOULD_HAVE = {"fail": "would have failed", "warn": "would have warned",
 
 
 def why(check: CheckResult) -> str:
-    """Why a check did not pass, unescaped: its waiver ("waived until 2026-12-31 by @ana: reason; would have
-    failed", or "waiver expired on …") and its own reason (unmeasured, inconclusive)."""
-    parts = []
+    """Why a check did not pass, unescaped: a failed or warned check's value against its bound ("final_score_mean
+    = 3.2 < min 9.9", a change's evidence), its waiver ("waived until 2026-12-31 by @ana: reason; would have
+    failed", or "waiver expired on …") and its own reason (unmeasured, inconclusive). A failing check's reason is
+    never empty (issue 32, item 8)."""
+    parts = [describe(check)] if check.verdict in (CheckVerdict.FAIL, CheckVerdict.WARN) else []
     waiver = check.waiver
     if waiver is not None and check.verdict is CheckVerdict.WAIVED:
         text = f"waived until {waiver.expires} by {waiver.owner}: {waiver.reason}"

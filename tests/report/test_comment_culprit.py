@@ -78,7 +78,8 @@ def test_many_failing_groups_keep_the_per_model_verdicts_and_the_failing_checks(
     rows = per_model_rows(text)
     assert len(rows) == 5 and rows[0][:2] == ["model-3", "❌ failed"]  # the culprit first, with its verdict
     assert rows[0][2:] == ["0.500", "2.00", "900/900"] and all(r[1] == "✅ passed" for r in rows[1:])
-    assert "| ❌ | fb | `bertscore_f1` | exercise 1000, model model-3 | 0.500 | ≥ 0.8 |  |" in text
+    assert ("| ❌ | fb | `bertscore_f1` | exercise 1000, model model-3 | 0.500 | ≥ 0.8 | "
+            "bertscore&#95;f1 = 0.5 &lt; min 0.8 |") in text  # the Why column says why
     shown = text.count("| ❌ | fb |")
     assert shown == fitted.rows and f"… and {1800 - shown:,} more failing checks: all in report.json" in text
     assert len(text) >= LIMIT // 2  # the space is used: the failing checks fill it
@@ -93,8 +94,9 @@ def test_checks_on_models_fill_the_comment_with_the_groups_that_fit(failing_mode
     assert fitted.detail == 1 and fitted.groups is not None and 0 < fitted.groups < 1800
     assert len(text) >= LIMIT // 2, f"{len(text):,} characters of {LIMIT:,}"
     # the failing checks: the two model-level checks of model-3
-    assert "| ❌ | fb | `bertscore_f1` | model model-3 | 0.500 | ≥ 0.8 |  |" in text
-    assert "| ❌ | fb | `credit_drift_mean` | model model-3 | 2.00 | ≤ 1 |  |" in text
+    assert "| ❌ | fb | `bertscore_f1` | model model-3 | 0.500 | ≥ 0.8 | bertscore&#95;f1 = 0.5 &lt; min 0.8 |" in text
+    assert ("| ❌ | fb | `credit_drift_mean` | model model-3 | 2.00 | ≤ 1 | "
+            "credit&#95;drift&#95;mean = 2 &gt; max 1 |") in text
     # the drift suite's own per-model table, every model, the culprit failed
     assert re.search(r"^\| model-3 \| ❌ \| 0\.500 \|", text, re.M)
     assert all(re.search(rf"^\| {m} \| ", text, re.M) for m in MODELS)

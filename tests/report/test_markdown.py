@@ -41,7 +41,7 @@ def test_failing_report_has_verdict_first_then_tables_and_details(tmp_path):
     assert "❌ 0.500 · 2.00" in text                         # group cell: icon, F1, credit drift
     assert "Tests: 0/1 passed (min F1 >= 0.8, max credit drift <= none)" in text
     assert "<details open><summary>1 check not passed</summary>" in text
-    assert "| ❌ | `bertscore_f1` | exercise 1, model m | 0.500 | ≥ 0.8 |  |" in text
+    assert "| ❌ | `bertscore_f1` | exercise 1, model m | 0.500 | ≥ 0.8 | bertscore&#95;f1 = 0.5 &lt; min 0.8 |" in text
     assert "<b>Roles</b> (2)<br>Both roles named." in text     # side by side
     assert "Observer &lt;b&gt;pattern&lt;/b&gt;" in text       # input text escaped
 
