@@ -262,7 +262,8 @@ def describe(verdict: GateVerdict, config: GateConfig, settings: Settings, resul
     return RunInfo(
         generated_at=now.isoformat(),
         output_dir=io.display_path(output_dir), commit=target.head_sha, repository=settings.github.repository,
-        run_url=settings.github.run_url, selected_suites=settings.suites, fail_on=settings.fail_on.value,
+        run_url=settings.github.run_url, selected_suites=settings.suites, selected_models=settings.models,
+        fail_on=settings.fail_on.value,
         dashboard=ReportFormat.HTML in config.report.formats,
         trends=trends(config, verdict, past.entries),
         stale_outputs=comparison.stale_output_baselines(results, now, config.baselines.max_age_days),

@@ -8,7 +8,6 @@ untrusted code never runs with write access.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 from gate.config import CommentWhen
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.report.annotations import Annotation
+from gate.report.filtered import filter_label, filtered_name
 from gate.report.formatting import WORDS, verdict_words, waivers_applied
 from gate.settings import FailOn
 
@@ -26,7 +26,6 @@ FOOTER_MARKER = "<!-- llm-quality-gate:footer -->"
 # What a run covered, as the check run's `external_id` and the comment's second (hidden) line: a filtered or
 # skipped run never replaces what a full run posted for the same commit
 SCOPE_ID = "llm-quality-gate:v1:{scope}"
-NAME_LIST_LIMIT = 60  # characters of suite (model) names a derived check name spells out
 
 
 class Scope:
@@ -59,9 +58,15 @@ def conclusion(verdict: Verdict, fail_on: FailOn) -> str:
     return Conclusion.SUCCESS
 
 
-def check_title(verdict: GateVerdict) -> str:
+def check_title(verdict: GateVerdict, suites: Sequence[str] = (), models: Sequence[str] = ()) -> str:
+    """The check run's title; a filtered run's (`suites`, `models`) names its filter first, as its heading does."""
     if verdict.verdict is Verdict.SKIPPED:
         return f"skipped: {verdict.skipped_reason}"
+    label = filter_label(suites, models)
+    return f"filtered run ({label}): {_counts_title(verdict)}" if label else _counts_title(verdict)
+
+
+def _counts_title(verdict: GateVerdict) -> str:
     counts = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     total = sum(len(s.checks) for s in verdict.suites)
     parts = [f"{counts['fail']} of {total} checks failed"] if counts["fail"] else [f"{counts['pass']} of {total} "
@@ -96,19 +101,9 @@ def derived_name(gate: str, suites: Sequence[str], models: Sequence[str], skippe
     """The default check-run name and comment title: the gate's name, with the filter of a filtered run, so that
     matrix jobs (`--suite a`, `--suite b`) post side by side and an unfiltered run keeps the name that branch
     protection requires. A skipped run keeps the gate's name: on a new commit its neutral check is how a path
-    filter lets the required check pass. Sorted and deduplicated, so the same filter always gets the same name."""
-    if skipped or not (suites or models):
-        return gate
-    parts = [f"{what}: {_names(names)}" for what, names in (("suites", suites), ("models", models)) if names]
-    return f"{gate} ({'; '.join(parts)})"
-
-
-def _names(names: Sequence[str]) -> str:
-    unique = sorted(set(names))
-    listed = ", ".join(unique)
-    if len(listed) <= NAME_LIST_LIMIT:
-        return listed
-    return f"{len(unique)} selected, {hashlib.sha256(listed.encode()).hexdigest()[:8]}"  # short, yet one per filter
+    filter lets the required check pass. Sorted and deduplicated, so the same filter always gets the same name
+    (`gate.report.filtered`, which the report's heading shares)."""
+    return gate if skipped else filtered_name(gate, suites, models)
 
 
 def significant_change(verdict: GateVerdict) -> bool:

@@ -96,7 +96,8 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
     posted_as = publish_identity(verdict, config, settings)
     return publishing.PublishBundle(
         gate=config.name, verdict=verdict.verdict.value,
-        conclusion=publishing.conclusion(verdict.counts_as, settings.fail_on), title=publishing.check_title(verdict),
+        conclusion=publishing.conclusion(verdict.counts_as, settings.fail_on),
+        title=publishing.check_title(verdict, settings.suites, settings.models),
         summary=summary, comment=comment, annotations=tuple(check_annotations(verdict)),
         repository=settings.github.repository, pull_request=target.pull_request, head_sha=target.head_sha,
         run_url=run.run_url,

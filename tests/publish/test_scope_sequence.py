@@ -103,6 +103,20 @@ def test_filtered_and_skipped_runs_never_replace_the_full_runs_check_or_comment(
     assert len(comments(github_api)) == 2
 
 
+def test_a_filtered_runs_heading_and_check_run_name_its_filter(workflow, github_api):
+    """A filtered run's comment never reads like the whole gate's verdict (issue 32, item 5)."""
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q", "--suite", "style") == 0
+    heading = comments(github_api)["quality (suites: style)"].split("\n")[2]
+    assert heading == "## ✅ quality (suites: style): passed — a filtered run, not the whole gate"
+    assert latest(github_api, "quality (suites: style)")["output"]["title"].startswith("filtered run (suites: style): ")
+    # with a pinned check name the title still says what the run covered
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q", "--suite", "style", "--check-name", "style-only") == 0
+    assert latest(github_api, "style-only")["output"]["title"].startswith("filtered run (suites: style): ")
+    assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 1  # the full run's heading is the gate's alone
+    assert comments(github_api)["quality"].split("\n")[2] == "## ❌ quality: failed"
+    assert not latest(github_api, "quality")["output"]["title"].startswith("filtered")
+
+
 def test_comment_mode_failures_stays_quiet_on_a_pass_but_updates_an_earlier_failure(workflow, github_api, capsys):
     (workflow / "gate.yml").write_text(GATE % "0.0" + "publish: {comment_mode: failures}\n")
     assert run_cli(pytest.MonkeyPatch(), "run", "-q") == 0
