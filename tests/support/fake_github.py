@@ -165,10 +165,6 @@ class FakeGitHub:
                     return self._json(self._comment_json(number, comment))
         return self._error(404, "Not Found")
 
-    def _check_json(self, run: dict) -> dict:
-        return {"external_id": None, "details_url": None, **run,
-                "url": f"{self.base_url}/repos/{REPO}/check-runs/{run['id']}",
-                "html_url": f"https://github.example/{REPO}/runs/{run['id']}"}
     def _get_comment(self, request: Request, body: Any, comment_id: str) -> Response:
         for number, comments in self.comments.items():
             for comment in comments:
@@ -184,6 +180,10 @@ class FakeGitHub:
                     return Response(status=204)
         return self._error(404, "Not Found")
 
+    def _check_json(self, run: dict) -> dict:
+        return {"external_id": None, "details_url": None, **run,
+                "url": f"{self.base_url}/repos/{REPO}/check-runs/{run['id']}",
+                "html_url": f"https://github.example/{REPO}/runs/{run['id']}"}
 
     def _create_check_run(self, request: Request, body: Any) -> Response:
         if self.forbid_checks:
