@@ -196,6 +196,9 @@ class PublishBundle:
     comment_title: str = ""  # "": the gate's name
     scope: str = Scope.FULL  # what the run covered (Scope): decides what it may replace
     changed: bool | None = None  # a significant change against the baseline (None: unknown, an old bundle)
+    # Which job of a matrix this is: the run's filter as its derived name says it ("" : unknown). Jobs of one
+    # workflow run that share a pinned check_name are told apart by it (`gate.publish.check_text.legs_line`)
+    leg: str = ""
 
     def __post_init__(self) -> None:
         if self.scope not in SCOPES:
@@ -210,7 +213,7 @@ class PublishBundle:
                 "pull_request": self.pull_request, "head_sha": self.head_sha, "run_url": self.run_url,
                 "failed_checks": self.failed_checks, "warned_checks": self.warned_checks,
                 "check_name": self.check_name, "comment_title": self.comment_title, "scope": self.scope,
-                "changed": self.changed}
+                "changed": self.changed, "leg": self.leg}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PublishBundle:
@@ -224,7 +227,8 @@ class PublishBundle:
                    failed_checks=_int(data.get("failed_checks")), warned_checks=_int(data.get("warned_checks")),
                    check_name=str(data.get("check_name") or ""), comment_title=str(data.get("comment_title") or ""),
                    scope=str(data.get("scope") or Scope.FULL),
-                   changed=data.get("changed") if isinstance(data.get("changed"), bool) else None)
+                   changed=data.get("changed") if isinstance(data.get("changed"), bool) else None,
+                   leg=str(data.get("leg") or ""))
 
 
 def marker(gate: str) -> str:

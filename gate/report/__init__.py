@@ -44,8 +44,10 @@ def render_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportCo
 
 
 def fit_markdown(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig,
-                 descriptions: Mapping[str, str | None] | None, limit: int, full_report: str) -> sizing.Fitted:
-    """The report fitted to `limit` characters (a comment or a check-run summary, footer left to the caller).
+                 descriptions: Mapping[str, str | None] | None, limit: int | sizing.Limit,
+                 full_report: str) -> sizing.Fitted:
+    """The report fitted to `limit` (an int: characters; a check-run summary: `sizing.Limit` in bytes), footer left
+    to the caller.
     Each level's view is built once; the bisection over the rows each table keeps only re-renders it."""
     built: dict[int, dict] = {}
 

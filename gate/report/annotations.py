@@ -9,6 +9,7 @@ a waived check gets none: it was accepted on purpose, and the report names its w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -16,6 +17,8 @@ from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.results import key_label
 
 MAX_ANNOTATIONS = 500  # a check run takes 50 per request; more than this helps nobody
+# Files GitHub shows no lines of: an annotation there would show nowhere. It points at gate.yml's suite instead
+BINARY_SUFFIXES = (".xlsx", ".xls", ".xlsm", ".parquet", ".gz", ".zip")
 
 
 class Level(str, Enum):
@@ -50,17 +53,20 @@ _LEVELS = {CheckVerdict.FAIL: Level.FAILURE, CheckVerdict.WARN: Level.WARNING, C
 _TITLES = {Level.FAILURE: "failed", Level.WARNING: "warning", Level.NOTICE: "inconclusive"}
 
 
-def check_annotations(verdict: GateVerdict, limit: int = MAX_ANNOTATIONS) -> list[Annotation]:
+def check_annotations(verdict: GateVerdict, limit: int = MAX_ANNOTATIONS, gate_file: str | None = None,
+                      suite_lines: Mapping[str, int] | None = None) -> list[Annotation]:
     """The failing, warning and inconclusive checks' annotations, failures first, then warnings. (Not
-    `annotations`: that name is `from __future__ import annotations`' in every module that would import it.)"""
+    `annotations`: that name is `from __future__ import annotations`' in every module that would import it.)
+    A check whose records are rows of a binary file (a spreadsheet) points at its suite in `gate_file` (gate.yml,
+    at `suite_lines[suite]`, else line 1), its message naming the rows; without `gate_file` it gets none."""
     found: list[Annotation] = []
     for suite in verdict.suites:
-        found += _suite_annotations(suite)
+        found += _suite_annotations(suite, gate_file, (suite_lines or {}).get(suite.result.name, 1))
     found.sort(key=lambda a: (list(Level).index(a.level), a.path, a.line))
     return found[:limit]
 
 
-def _suite_annotations(suite: SuiteVerdict) -> list[Annotation]:
+def _suite_annotations(suite: SuiteVerdict, gate_file: str | None, suite_line: int) -> list[Annotation]:
     sources = {(g.level, g.key): g.sources for g in suite.result.groups}
     result = []
     for check in suite.checks:
@@ -73,8 +79,13 @@ def _suite_annotations(suite: SuiteVerdict) -> list[Annotation]:
             continue
         lines = sorted({s.line for s in located if s.file == first.file and s.line is not None})
         shown = ", ".join(map(str, lines[:12])) + (" …" if len(lines) > 12 else "")
+        path, line = first.file, first.line
+        if path.lower().endswith(BINARY_SUFFIXES):  # GitHub would show it on no line: gate.yml's suite instead
+            if gate_file is None:
+                continue
+            path, line = gate_file, suite_line
         result.append(Annotation(
-            path=first.file, line=first.line, level=level,
+            path=path, line=line, level=level,
             title=f"{suite.result.name}: {check.metric} {_TITLES[level]}",
             message=f"{describe(check)} for {key_label(check.key)}. "
                     + (f"Could not tell: {check.reason}. " if level is Level.NOTICE and check.reason else "")

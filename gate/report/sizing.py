@@ -1,6 +1,8 @@
 """Fit a report into GitHub's size limits by leaving out whole sections and rows, saying so.
 
-A PR comment and a check-run summary hold at most 65,536 characters. Rather than cut text mid-table, the
+Each limit is sized in the unit GitHub counts (`Limit`): a PR comment holds 65,536 characters, a check run's
+`output.summary` and `output.text` 65,535 bytes of UTF-8 ("summary exceeds a maximum bytesize of 65535": an
+emoji is 3 or 4 bytes, so a summary of 65,418 characters can be 67,616 bytes). Rather than cut text mid-table, the
 report degrades by level — item details, then group rows, then per-model rows, then suite sections — and stops
 as soon as it fits, filling the space it has at that level: group rows are cut to the most that fit (failing
 first) while the per-model tables stay, and a report too long for every group row still carries each suite's
@@ -18,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-GITHUB_TEXT_LIMIT = 65_536  # characters, for issue comments and check-run output.summary
+GITHUB_TEXT_LIMIT = 65_536  # characters of an issue comment's body ("Body is too long (maximum is 65536 characters)")
+CHECK_RUN_TEXT_BYTES = 65_535  # bytes (UTF-8) of a check run's output.summary and output.text
 FULL_DETAIL = 3
 CHECKS_KEPT = 10  # rows of the "checks not passed" table kept before any per-model row is cut
 LEFT_OUT = {
@@ -26,6 +29,40 @@ LEFT_OUT = {
     1: "the item details and the per-suite check and trend tables",
     0: "the item details, the per-group tables and the suite sections (each suite's per-model verdicts stay)",
 }
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A size limit in the unit GitHub counts for that text: characters (a comment) or UTF-8 bytes (a check run's
+    summary and text)."""
+
+    size: int
+    unit: str = "characters"  # "characters" | "bytes"
+
+    def measure(self, text: str) -> int:
+        return len(text.encode("utf-8")) if self.unit == "bytes" else len(text)
+
+    def fits(self, text: str) -> bool:
+        return self.measure(text) <= self.size
+
+    def clip(self, text: str, size: int | None = None) -> str:
+        """`text` cut to at most `size` (default: the limit) in this unit, never inside a character."""
+        size = self.size if size is None else max(0, size)
+        if self.unit != "bytes":
+            return text[:size]
+        return text.encode("utf-8")[:size].decode("utf-8", errors="ignore")
+
+    def words(self) -> str:
+        return f"{self.size:,}-{'byte' if self.unit == 'bytes' else 'character'}"
+
+
+COMMENT = Limit(GITHUB_TEXT_LIMIT)
+CHECK_RUN_TEXT = Limit(CHECK_RUN_TEXT_BYTES, "bytes")
+
+
+def clip_bytes(text: str, size: int) -> str:
+    """`text` cut to at most `size` UTF-8 bytes, never inside a character."""
+    return Limit(size, "bytes").clip(text)
 
 
 @dataclass(frozen=True)
@@ -61,7 +98,7 @@ class Fitted:
     models: int | None = None  # the per-model rows kept per suite when they had to be cut
 
 
-def cut_note(detail: int | Cut, full_report: str) -> str | None:
+def cut_note(detail: int | Cut, full_report: str, limit: Limit = COMMENT) -> str | None:
     cut = detail if isinstance(detail, Cut) else Cut(detail)
     if cut.detail >= FULL_DETAIL:
         return None
@@ -71,7 +108,7 @@ def cut_note(detail: int | Cut, full_report: str) -> str | None:
                      if cut.groups else ", and the per-group tables")
     if cut.detail == 0 and cut.models is not None:
         left_out += f"; the per-model tables are cut to their first {_rows(cut.models)} (failing first)"
-    return (f"Shortened to fit GitHub's {GITHUB_TEXT_LIMIT:,}-character limit: {left_out} are left out. "
+    return (f"Shortened to fit GitHub's {limit.words()} limit: {left_out} are left out. "
             f"The full report is {full_report}.")
 
 
@@ -79,13 +116,14 @@ def _rows(n: int) -> str:
     return f"{n:,} row{'s' if n != 1 else ''}"
 
 
-def fit(render: Render, limit: int, full_report: str, measure: Sizes | Callable[[], Sizes]) -> Fitted:
-    """The most detailed rendering no longer than `limit`; `measure` bounds what may be cut (a callable: asked
-    only when the report does not fit without cutting rows)."""
+def fit(render: Render, limit: int | Limit, full_report: str, measure: Sizes | Callable[[], Sizes]) -> Fitted:
+    """The most detailed rendering no longer than `limit` (an int: characters); `measure` bounds what may be cut (a
+    callable: asked only when the report does not fit without cutting rows)."""
+    bound = limit if isinstance(limit, Limit) else Limit(limit)
 
     def attempt(cut: Cut) -> str | None:
-        text = render(cut, cut_note(cut, full_report))
-        return text if len(text) <= limit else None
+        text = render(cut, cut_note(cut, full_report, bound))
+        return text if bound.fits(text) else None
 
     for detail in (FULL_DETAIL, 2, 1):
         if (text := attempt(Cut(detail))) is not None:
@@ -105,9 +143,9 @@ def fit(render: Render, limit: int, full_report: str, measure: Sizes | Callable[
     last = Cut(0, models=1 if sizes.models > 1 else None)
     if sizes.not_passed > 1 and (found := _most(attempt, last, "rows", 1, min(sizes.not_passed, CHECKS_KEPT) - 1)):
         return Fitted(found[1], 0, rows=found[0], models=last.models)
-    text = render(replace(last, rows=1 if sizes.not_passed > 1 else None), cut_note(last, full_report))
-    marker = f"\n\n… truncated to {limit:,} characters; the full report is {full_report}.\n"
-    return Fitted(text[: max(0, limit - len(marker))] + marker, 0, truncated=True)
+    text = render(replace(last, rows=1 if sizes.not_passed > 1 else None), cut_note(last, full_report, bound))
+    marker = f"\n\n… truncated to {bound.size:,} {bound.unit}; the full report is {full_report}.\n"
+    return Fitted(bound.clip(text, bound.size - bound.measure(marker)) + marker, 0, truncated=True)
 
 
 def _most(attempt: Callable[[Cut], str | None], base: Cut, field: str, low: int,

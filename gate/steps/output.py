@@ -13,7 +13,7 @@ from gate.baselines import trends as trend_lines
 from gate.config import GateConfig
 from gate.io import paths
 from gate.judge import CheckVerdict, GateVerdict, Verdict
-from gate.publish import actions
+from gate.publish import actions, check_text
 from gate.publish import bundle as publishing
 from gate.report import sizing
 from gate.report.annotations import check_annotations
@@ -26,6 +26,9 @@ from gate.settings import Settings
 
 T = TypeVar("T")
 COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment
+# The check run's summary in GitHub's unit (bytes), less what posting adds above it: the annotations line and a
+# matrix's jobs line (`gate.publish.check_text.summary`, which never lets the whole pass 65,535 bytes)
+SUMMARY_LIMIT = sizing.Limit(sizing.CHECK_RUN_TEXT_BYTES - check_text.SUMMARY_RESERVE, "bytes")
 
 
 def report_place(settings: Settings, base_dir: Path) -> dict[str, Any]:
@@ -98,26 +101,41 @@ def make_bundle(verdict: GateVerdict, run: RunInfo, config: GateConfig, descript
         gate=config.name, verdict=verdict.verdict.value,
         conclusion=publishing.conclusion(verdict.counts_as, settings.fail_on),
         title=publishing.check_title(verdict, settings.suites, settings.models),
-        summary=summary, comment=comment, annotations=tuple(check_annotations(verdict)),
+        summary=summary, comment=comment, annotations=tuple(check_annotations(verdict, **gate_lines(settings))),
         repository=settings.github.repository, pull_request=target.pull_request, head_sha=target.head_sha,
         run_url=run.run_url,
         failed_checks=sum(s.count(CheckVerdict.FAIL) for s in verdict.suites),
         warned_checks=sum(s.count(CheckVerdict.WARN) for s in verdict.suites),
         check_name=posted_as.check_name, comment_title=posted_as.comment_title, scope=posted_as.scope,
         changed=publishing.significant_change(verdict),
+        leg=publishing.derived_name(config.name, settings.suites, settings.models, verdict.verdict is Verdict.SKIPPED),
         notes=(target.note,) if target.note else (),
     )
 
 
-def fitted_texts(fit: Callable[[int], sizing.Fitted]) -> tuple[str, str]:
-    """(the check-run summary, the comment): the report fitted to each one's limit, `fit(limit)`. Fitting keeps
-    the most detailed rendering within the limit, and renderings grow with the detail and rows they keep (what
-    `sizing.fit`'s bisection relies on), so the summary's fit, when it is no longer than the comment's smaller limit
-    (and not truncated, which names its limit), is the comment's fit too: most reports are rendered once, and only
-    one longer than the comment's limit is fitted again."""
-    summary = fit(sizing.GITHUB_TEXT_LIMIT - 1)
+def gate_lines(settings: Settings) -> dict[str, Any]:
+    """gate.yml as annotations name it and the line of each suite in it: where a check on rows of a spreadsheet
+    points (GitHub shows no lines of a binary file). Nothing when gate.yml cannot be read again."""
+    from gate.config.located import line_of, parse_yaml
+
+    try:
+        text = settings.config_path.read_text(encoding="utf-8")
+        data, root = parse_yaml(text, io.display_path(settings.config_path), "gate.yml")
+    except Exception:  # read and validated once already: a file that changed since is no reason to fail here
+        return {}
+    suites = data.get("suites") if isinstance(data, dict) else None
+    lines = {str(name): line_of(root, ("suites", name)) or 1 for name in (suites if isinstance(suites, dict) else {})}
+    return {"gate_file": io.display_path(settings.config_path), "suite_lines": lines}
+
+
+def fitted_texts(fit: Callable[[int | sizing.Limit], sizing.Fitted]) -> tuple[str, str]:
+    """(the check-run summary, the comment): the report fitted to each one's limit in the unit GitHub counts,
+    `fit(limit)`: the summary in UTF-8 bytes (`SUMMARY_LIMIT`), the comment in characters. A report that fits the
+    summary whole and the comment's characters is rendered once for both; one that had to be cut for either is
+    fitted to each (a cut for bytes is not the most the comment's characters hold, and the reverse)."""
+    summary = fit(SUMMARY_LIMIT)
     comment_limit = sizing.GITHUB_TEXT_LIMIT - COMMENT_OVERHEAD
-    if not summary.truncated and len(summary.text) <= comment_limit:
+    if summary.detail == sizing.FULL_DETAIL and len(summary.text) <= comment_limit:
         return summary.text, summary.text
     return summary.text, fit(comment_limit).text
 

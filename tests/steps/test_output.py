@@ -35,7 +35,7 @@ def failing_gate(models: int, tasks: int, failing: int):
 def two_fits(verdict) -> tuple[str, str]:
     """What make_bundle did before it reused one fit: each text fitted to its own limit, independently."""
     return tuple(fit_markdown(verdict, RUN, config().report, {}, limit, WHERE).text  # type: ignore[return-value]
-                 for limit in (sizing.GITHUB_TEXT_LIMIT - 1, sizing.GITHUB_TEXT_LIMIT - output.COMMENT_OVERHEAD))
+                 for limit in (output.SUMMARY_LIMIT, sizing.GITHUB_TEXT_LIMIT - output.COMMENT_OVERHEAD))
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_a_report_within_the_comments_limit_is_fitted_once_for_both_texts(fits):
     fits.clear()
     bundle = make_bundle(small, RUN, config(), {}, SETTINGS, Target(None, None))
     assert (bundle.summary, bundle.comment) == expected and bundle.summary == bundle.comment
-    assert fits == [sizing.GITHUB_TEXT_LIMIT - 1]  # one fit serves both
+    assert fits == [output.SUMMARY_LIMIT]  # one fit serves both
 
 
 def test_a_report_too_long_for_either_is_fitted_to_each_limit_as_before(fits):
@@ -66,8 +66,9 @@ def test_a_report_too_long_for_either_is_fitted_to_each_limit_as_before(fits):
     fits.clear()
     bundle = make_bundle(large, RUN, config(), {}, SETTINGS, Target(None, None))
     assert (bundle.summary, bundle.comment) == expected
-    assert len(bundle.comment) <= sizing.GITHUB_TEXT_LIMIT - output.COMMENT_OVERHEAD < len(bundle.summary)
-    assert fits == [sizing.GITHUB_TEXT_LIMIT - 1, sizing.GITHUB_TEXT_LIMIT - output.COMMENT_OVERHEAD]
+    assert len(bundle.comment) <= sizing.GITHUB_TEXT_LIMIT - output.COMMENT_OVERHEAD
+    assert len(bundle.summary.encode()) <= output.SUMMARY_LIMIT.size  # the summary in bytes, as GitHub counts it
+    assert fits == [output.SUMMARY_LIMIT, sizing.GITHUB_TEXT_LIMIT - output.COMMENT_OVERHEAD]
 
 
 def test_a_summary_between_the_two_limits_is_not_reused_as_the_comment(fits, monkeypatch):

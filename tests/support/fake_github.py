@@ -153,6 +153,8 @@ class FakeGitHub:
         return self._paginated(request, comments, f"/repos/{REPO}/issues/{number}/comments")
 
     def _create_comment(self, request: Request, body: Any, number: str) -> Response:
+        if too_long := _comment_too_long(body):
+            return too_long
         comment = {"id": self._new_id(), "body": body["body"]}
         self.comments.setdefault(int(number), []).append(comment)
         return self._json(self._comment_json(int(number), comment), status=201)
@@ -161,6 +163,8 @@ class FakeGitHub:
         for number, comments in self.comments.items():
             for comment in comments:
                 if comment["id"] == int(comment_id):
+                    if too_long := _comment_too_long(body):
+                        return too_long
                     comment["body"] = body["body"]
                     return self._json(self._comment_json(number, comment))
         return self._error(404, "Not Found")
@@ -188,6 +192,8 @@ class FakeGitHub:
     def _create_check_run(self, request: Request, body: Any) -> Response:
         if self.forbid_checks:
             return self._error(403, "Resource not accessible by integration")
+        if refused := _check_output_refused(body.get("output") or {}):
+            return self._error(422, refused)
         run = {"id": self._new_id(), **body, "annotations": list(body.get("output", {}).get("annotations", []))}
         self.check_runs.append(run)
         return self._json(self._check_json(run), status=201)
@@ -195,6 +201,8 @@ class FakeGitHub:
     def _edit_check_run(self, request: Request, body: Any, run_id: str) -> Response:
         for run in self.check_runs:
             if run["id"] == int(run_id):
+                if refused := _check_output_refused(body.get("output") or {}):
+                    return self._error(422, refused)
                 run["annotations"] += body.get("output", {}).get("annotations", [])
                 run["output"] = {**run.get("output", {}), **{k: v for k, v in body.get("output", {}).items()
                                                             if k != "annotations"}}
@@ -202,6 +210,8 @@ class FakeGitHub:
         return self._error(404, "Not Found")
 
     def _create_status(self, request: Request, body: Any, sha: str) -> Response:
+        if len(body.get("description") or "") > 140:  # GitHub counts the description's characters
+            return _validation_failed("Status", "description", "description is too long (maximum is 140 characters)")
         status = {"id": self._new_id(), "sha": sha, **body}
         self.statuses.append(status)
         return self._json({**status, "url": f"{self.base_url}/repos/{REPO}/statuses/{sha}"}, status=201)
@@ -419,6 +429,40 @@ class FakeGitHub:
         content = self.blobs[sha]
         return self._json({"sha": sha, "size": len(content), "encoding": "base64", "content": _b64_lines(content),
                            "url": f"{self.base_url}/repos/{REPO}/git/blobs/{sha}"})
+
+
+def _validation_failed(resource: str, field: str, message: str) -> Response:
+    return Response(json.dumps({"message": "Validation Failed", "errors": [
+        {"resource": resource, "code": "custom", "field": field, "message": message}]}), status=422,
+        content_type="application/json")
+
+
+def _comment_too_long(body: Any) -> Response | None:
+    """GitHub counts a comment's characters: more than 65,536 is a 422."""
+    if len(body.get("body") or "") > 65_536:
+        return _validation_failed("IssueComment", "data", "Body is too long (maximum is 65536 characters)")
+    return None
+
+
+def _check_output_refused(output: dict) -> str | None:
+    """What GitHub says when a check run's output breaks its limits (None: within them): summary and text in UTF-8
+    bytes, 50 annotations a request, an annotation's title in characters and its message and raw_details in bytes;
+    output.title has no documented limit and is held to the annotation title's 255 characters."""
+    for part in ("summary", "text"):
+        if len(str(output.get(part) or "").encode("utf-8")) > 65_535:
+            return f"Invalid request.\n\n{part} exceeds a maximum bytesize of 65535"
+    if len(str(output.get("title") or "")) > 255:
+        return "Invalid request.\n\ntitle is too long (maximum is 255 characters)"
+    annotations = output.get("annotations") or []
+    if len(annotations) > 50:
+        return "Invalid request.\n\nOnly 50 annotations are allowed per request"
+    for annotation in annotations:
+        if len(str(annotation.get("title") or "")) > 255:
+            return "Invalid request.\n\nannotation title is too long (maximum is 255 characters)"
+        for part in ("message", "raw_details"):
+            if len(str(annotation.get(part) or "").encode("utf-8")) > 65_536:
+                return f"Invalid request.\n\nannotation {part} exceeds a maximum bytesize of 65536"
+    return None
 
 
 def _git_sha(kind: str, content: bytes) -> str:

@@ -111,7 +111,7 @@ def test_failing_gate_gets_failure_with_annotations_batched_by_50(github_api):
     publisher(github_api).publish(bundle(conclusion="failure", annotations=notes), CommentMode.OFF, True)
     [run] = github_api.check_runs
     assert run["conclusion"] == "failure"
-    posted = [c.body["output"]["annotations"] for c in github_api.calls if "check-runs" in c.path]
+    posted = [c.body["output"]["annotations"] for c in github_api.writes() if "check-runs" in c.path]
     assert [len(a) for a in posted] == [50, 50, 20]
     assert len(run["annotations"]) == 120
     first = run["annotations"][0]

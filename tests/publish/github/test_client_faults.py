@@ -55,10 +55,11 @@ def test_a_github_that_keeps_failing_costs_a_bounded_total_wait(github_api):
     outcome = gh.publish(bundle(), CommentMode.STICKY, True)
     assert waits == [1.0, 2.0, 4.0, 8.0, 1.0, 2.0]  # exponential per call; a 4 s wait would pass the 20 s budget
     assert outcome.failed and outcome.comment_action == "failed" and not outcome.check_run_url
-    comment_note, check_note = outcome.notes
+    comment_note, check_note, status_note = outcome.notes
     assert comment_note.startswith("could not comment on pull request #7: 502 Bad Gateway (after 5 attempts)")
     assert check_note == ("could not create the check run: 503 Service Unavailable (after 3 attempts; the 20 s "
                           "retry budget is spent)")
+    assert status_note.startswith("could not post a commit status either: not tried: GitHub kept failing")
     requests = len(github_api.calls)
     again = gh.publish(bundle(), CommentMode.STICKY, True)  # once spent, calls fail at once
     assert len(github_api.calls) == requests and len(waits) == 6
@@ -110,12 +111,15 @@ def test_a_secondary_rate_limit_is_reported_as_a_rate_limit_not_a_read_only_toke
     github_api.fail_next("POST", CHECK_RUNS, 403, "You have exceeded a secondary rate limit", {"Retry-After": "3600"})
     waits = Waits()
     outcome = publisher(github_api.base_url, waits).publish(bundle(), CommentMode.STICKY, True)
-    comment_note, check_note = outcome.notes  # no commit status tried: it would be rate limited too
+    comment_note, check_note = outcome.notes  # the commit status is tried once: never a commit without a verdict
     assert comment_note.startswith("could not comment on pull request #7: 403 You have exceeded a secondary rate")
     for note in (comment_note, check_note):
         assert "GitHub rate limited the token" in note and "re-run the job later" in note
         assert "fork" not in note and "read-only" not in note
-    assert check_note.startswith("could not create the check run: 403") and not github_api.statuses
+    assert check_note.startswith("GitHub did not take the check run: 403") and check_note.endswith(
+        "posted a commit status instead")
+    [status] = github_api.statuses
+    assert (status["sha"], status["state"]) == (SHA, "failure")
 
 
 def test_a_missing_pull_request_is_reported_as_not_found(github_api):
