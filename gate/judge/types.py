@@ -221,11 +221,11 @@ class GateVerdict:
     tested: int = 0  # checks in that family
     notes: tuple[str, ...] = ()  # waivers that matched nothing or expired, what the correction did
     inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL  # what "could not tell" counts as
+    gate_changes: GateChanges | None = None  # what the pull request changes in its own gate (None: not a PR)
 
     @property
     def counts_as(self) -> Verdict:
         """The verdict the exit code and the check run's conclusion follow: an inconclusive gate counts as
-    gate_changes: GateChanges | None = None  # what the pull request changes in its own gate (None: not a PR)
         gate.yml's `inconclusive:` says (neutral: stays inconclusive, a neutral check run and exit code 0)."""
         if self.verdict is not Verdict.INCONCLUSIVE or self.inconclusive is InconclusivePolicy.NEUTRAL:
             return self.verdict
