@@ -165,8 +165,10 @@ def test_the_sticky_marker_cannot_be_faked(hostile_run):
     body = _markdown_surfaces(hostile_run)["comment"]
     assert body.startswith(marker(GATE_NAME) + "\n")
     assert "<script" not in marker(GATE_NAME) and "-->" not in marker(GATE_NAME)[5:-4]
-    # ours: the marker, the scope line (a run's scope and commit, never model text) and the footer
-    assert body.count("<!--") == 3 and body.count(FOOTER_MARKER) == 1
+    # ours: the marker, the scope line (a run's scope and commit, never model text), the footer and the run line
+    # (the workflow run's id, from the run URL: what ranks concurrent jobs' comments)
+    assert body.count("<!--") == 4 and body.count(FOOTER_MARKER) == 1
+    assert body.rstrip("\n").endswith("<!-- llm-quality-gate:run 99 -->")
     assert posted_scope(body) is not None
 
 
