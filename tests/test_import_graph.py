@@ -21,6 +21,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"settings", "rubric", "results"}),
     frozenset({"records"}),
     frozenset({"runtime"}),
+    frozenset({"generate"}),  # providers, cassettes, budgets: a step before the records are loaded
     frozenset({"scorers"}),
     frozenset({"judge"}),
     frozenset({"baselines"}),
