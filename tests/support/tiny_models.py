@@ -210,3 +210,38 @@ def build_tiny_albert_classifier(
         raise AssertionError(f"tiny ALBERT classifier did not separate the groups (gap {gap:.3f})")
     model.save_pretrained(str(target))
     return str(target)
+
+
+def build_tiny_causal_lm(target_dir: str | os.PathLike[str], *, steps: int = 30, max_positions: int = 64) -> str:
+    """A 2-layer GPT-2 (hidden 32) with a byte-level BPE tokenizer trained on `FEEDBACK_SENTENCES`, trained for
+    `steps` full-batch Adam steps on those sentences (so greedy decoding continues them); returns the directory.
+    `<|endoftext|>` is its beginning, end and padding token, as in GPT-2."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    target = Path(target_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    bpe = ByteLevelBPETokenizer(add_prefix_space=False)
+    bpe.train_from_iterator(list(FEEDBACK_SENTENCES), vocab_size=400, min_frequency=1,
+                            special_tokens=["<|endoftext|>"])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, model_max_length=max_positions,
+                                        bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+                                        unk_token="<|endoftext|>", pad_token="<|endoftext|>")
+    tokenizer.save_pretrained(str(target))
+    torch.manual_seed(1234)
+    config = GPT2Config(vocab_size=len(tokenizer), n_positions=max_positions, n_embd=32, n_layer=2, n_head=2,
+                        n_inner=64, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+                        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id)
+    model = GPT2LMHeadModel(config)
+    texts = [s + tokenizer.eos_token for s in FEEDBACK_SENTENCES]
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    model.train()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        model(**batch, labels=labels).loss.backward()
+        optimizer.step()
+    model.eval().save_pretrained(str(target))
+    return str(target)
