@@ -47,6 +47,10 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
         io.write_text_atomic(output, text)
         sys.stdout.write(f"wrote {io.display_path(output)}: {checks} proposed checks from {len(reports)} runs; "
                          f"expected gate-level false-alarm rate ≈ {estimate:.1%} (at most {ceiling:.1%})\n")
+        if (advice := calibration.over_alpha(result)) is not None:
+            sys.stdout.write(f"  {advice}\n")
+        sys.stdout.write("  Merge it into gate.yml: its `alpha:` at the top level, and under each suite each metric's "
+                         "entry into that suite's `checks:` (replacing the metric's entry there)\n")
     else:
         sys.stdout.write(text)
     if result.skipped:

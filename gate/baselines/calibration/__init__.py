@@ -41,7 +41,7 @@ one of its groups. Pure: dicts in, dataclasses and YAML text out.
 
 from gate.baselines.calibration.collect import calibrate, propose
 from gate.baselines.calibration.noise import Noise, noise_of
-from gate.baselines.calibration.snippet import gate_false_alarm, snippet
+from gate.baselines.calibration.snippet import gate_false_alarm, over_alpha, snippet
 from gate.baselines.calibration.types import (
     DEFAULT_METRICS,
     DIRECTIONS,
@@ -53,4 +53,4 @@ from gate.baselines.calibration.types import (
 )
 
 __all__ = ["DEFAULT_METRICS", "DIRECTIONS", "Calibration", "ChangeProposal", "Noise", "Proposal", "Skipped",
-           "calibrate", "default_metrics", "gate_false_alarm", "noise_of", "propose", "snippet"]
+           "calibrate", "default_metrics", "gate_false_alarm", "noise_of", "over_alpha", "propose", "snippet"]

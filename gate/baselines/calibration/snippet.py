@@ -28,6 +28,20 @@ def gate_false_alarm(calibration: Calibration) -> tuple[float, float]:
     return estimate, min(1.0, alpha + math.fsum(rates))
 
 
+def over_alpha(calibration: Calibration) -> str | None:
+    """What to change when the whole snippet's expected false-alarm rate is above the `alpha` it was asked for
+    (the floors add theirs to the change checks' alpha); None when it is not."""
+    estimate, ceiling = gate_false_alarm(calibration)
+    alpha = calibration.alpha if calibration.changes else None
+    if alpha is None or estimate <= alpha + 1e-9:  # 1 - (1 - alpha) is not alpha in floating point
+        return None
+    floors = ceiling - alpha
+    share = math.floor((alpha - floors) * 1000) / 1000
+    fix = (f"calibrate with --alpha {share:g} (the change checks' share) for the whole at ≤ {alpha:.0%}"
+           if share > 0 else "calibrate with a smaller --floor-budget (or a larger --z)")
+    return (f"Above alpha = {alpha:.0%}: the floors add about {floors:.1%} to the change checks' alpha; {fix}.")
+
+
 def snippet(calibration: Calibration | Sequence[Proposal]) -> str:
     """A gate.yml fragment `alpha:` and `suites: <name>: checks: <metric>: {...}`. Merge it into gate.yml (an
     entry replaces that suite's check of the metric). No proposals: only a comment (loads as null)."""
@@ -63,6 +77,11 @@ def snippet(calibration: Calibration | Sequence[Proposal]) -> str:
               "(alpha + sum p_i).",
               "#   Warn levels never fail the gate. The min/max share --floor-budget (Bonferroni over their groups)",
               "#   unless --z sets a per-group rate."]
+    if (advice := over_alpha(calibration)) is not None:
+        lines.append(f"#   {advice}")
+    lines += ["# Merge into gate.yml: `alpha:` at its top level; under each suite, each metric's entry into the",
+              "#   suite's `checks:`, replacing that metric's entry (a suite without `checks:` had its kind's default",
+              "#   checks: once it has `checks:`, only those listed are run)."]
     if changes:
         lines.append(f"alpha: {_yaml_number(changes[0].alpha)}")
     lines.append("suites:")
