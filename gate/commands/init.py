@@ -50,7 +50,7 @@ RECORDS = {  # kind -> {target path (where gate.yml's `candidates:`/`records:`/`
 }
 # What a run writes and nobody commits: reports, the model and score cache (runtime.cache_dir's default) and the
 # models the action's `model_dir` pulls (the workflow caches them with actions/cache, not git).
-GITIGNORE = ("gate-report/", ".gate-cache/", ".gate-models/")
+GITIGNORE = ("gate-report/", ".gate-cache/", ".gate-models/", "gate-runs/")  # gate-runs/: the bless recipe's runs
 GITIGNORE_HEADER = "# llm-quality-gate: files a run generates (llm-gate init)"
 
 
