@@ -20,6 +20,7 @@ from gate.baselines.snapshots import Snapshot
 from gate.config import DriftSuiteConfig, GateConfig
 from gate.errors import ConfigError, InputError, Problem
 from gate.records.drift import load_drift
+from gate.report.formatting import counted
 from gate.run import measure, read_config
 from gate.settings import Settings
 from gate.steps import select_suites
@@ -131,7 +132,8 @@ def bless_snapshots(config: GateConfig, base_dir: Path, suites: tuple[str, ...],
         runs = (f", run {snapshot.runs} of the same system" if add else
                 ", one run: bless --add further runs so change checks know the baseline's noise")
         sys.stdout.write(f"{io.display_path(path)}: {action} the baseline snapshot of {result.name} "
-                         f"({len(result.metrics)} suite metrics, {groups} groups, {len(result.items)} items"
+                         f"({counted(len(result.metrics), 'suite metric')}, {counted(groups, 'group')}, "
+                         f"{counted(len(result.items), 'item')}"
                          f"{', commit ' + commit[:7] if commit else ''}{runs})\n")
     return written
 

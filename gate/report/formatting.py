@@ -17,6 +17,11 @@ WORDS = {Verdict.PASS: "passed", Verdict.WARN: "passed with warnings", Verdict.F
          Verdict.SKIPPED: "skipped", Verdict.INCONCLUSIVE: "inconclusive (could not tell)"}
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """`1 model`, `2 models`, `1 category`, `3 categories` (`plural` when adding an s is wrong)."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
 def waivers_applied(suites: Iterable[SuiteVerdict]) -> int:
     """How many of gate.yml's waivers accept a check in these suites (one waiver may waive several checks)."""
     return len({(c.waiver.reason, c.waiver.owner, c.waiver.expires) for s in suites for c in s.checks

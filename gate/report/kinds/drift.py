@@ -10,7 +10,7 @@ import gate.report.per_model as per_model
 from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict, worst
 from gate.records.drift import FeedbackItem
 from gate.report.escape import inert
-from gate.report.formatting import icon, number
+from gate.report.formatting import counted, icon, number
 from gate.results import GroupResult, Item, details_as, key_label
 from gate.scorers.drift import DriftDetails, DriftItemDetails, DriftSettings
 
@@ -154,7 +154,7 @@ def _drift_settings(settings: DriftSettings) -> str:
              "rescaled" if settings.rescale_with_baseline else "not rescaled",
              f"{settings.max_tokens}-token limit (longer texts windowed)",
              f"credit drift: {settings.credit_drift_mode}",
-             f"{settings.exercises} exercises × {len(settings.models)} models"]
+             f"{counted(settings.exercises, 'exercise')} × {counted(len(settings.models), 'model')}"]
     return " · ".join(parts)
 
 

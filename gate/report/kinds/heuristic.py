@@ -7,7 +7,7 @@ from typing import Any
 
 from gate.judge import SuiteVerdict
 from gate.report.escape import inert
-from gate.report.formatting import icon, number
+from gate.report.formatting import counted, icon, number
 from gate.results import Item, details_as
 from gate.scorers.heuristic import HeuristicDetails, HeuristicItemDetails
 
@@ -37,8 +37,8 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
                      for m in models if (m, category) in cells]})
     lowest = sorted(result.items, key=lambda i: i.values.get("final_score") or 0.0)[:worst_items]
     return {
-        "settings": f"rubric <code>{inert(settings.rubric)}</code> · {len(models)} models × "
-                    f"{len(categories)} categories · expected prompts: "
+        "settings": f"rubric <code>{inert(settings.rubric)}</code> · {counted(len(models), 'model')} × "
+                    f"{counted(len(categories), 'category', 'categories')} · expected prompts: "
                     + ", ".join(f"{inert(c)} {n}" for c, n in settings.expected.items()),
         "categories": [inert(c) for c in categories],
         "rows": rows,

@@ -7,7 +7,7 @@ from typing import Any
 
 from gate.judge import SuiteVerdict
 from gate.report.escape import inert
-from gate.report.formatting import icon, number
+from gate.report.formatting import counted, icon, number
 from gate.results import Item, details_as
 from gate.scorers.stability import StabilityDetails, StabilityItemDetails
 
@@ -46,8 +46,8 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
         "settings": " · ".join([
             f"embedding <code>{inert(settings.embedding)}</code>",
             f"P: {settings.answer_probability if settings.probabilities else 'none given (P = 1)'}",
-            f"{settings.questions} questions, {settings.responses} responses",
-            f"{len(models)} models × {len(tasks)} tasks",
+            f"{counted(settings.questions, 'question')}, {counted(settings.responses, 'response')}",
+            f"{counted(len(models), 'model')} × {counted(len(tasks), 'task')}",
         ]),
         "tasks": [inert(t, limit=40) for t in tasks],
         "rows": rows,

@@ -6,7 +6,7 @@ from typing import Any
 
 from gate.judge import SuiteVerdict
 from gate.report.escape import inert
-from gate.report.formatting import icon, number
+from gate.report.formatting import counted, icon, number
 from gate.results import GroupResult, Item, details_as
 from gate.scorers.stereotype import StereotypeDetails, StereotypeItemDetails
 
@@ -25,7 +25,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
             f"<code>{inert(settings.stereotype_label)}</code> = index {settings.label_index})",
             f"embedding <code>{inert(settings.embedding)}</code>",
             f"significant drift > {settings.threshold:g}",
-            f"{settings.probes} probes × {len(settings.models)} models",
+            f"{counted(settings.probes, 'probe')} × {counted(len(settings.models), 'model')}",
             f"paired test: {settings.paired_test}",
         ]),
         "per_model": per_model,
