@@ -19,7 +19,7 @@ from gate.report import sizing
 from gate.report.annotations import check_annotations
 from gate.report.context import RunInfo, significance_line
 from gate.report.formatting import icon, verdict_words, waivers_applied
-from gate.report.kinds.drift import seed_summary
+from gate.report.kinds.drift import seed_caption
 from gate.runtime.facade import Reporter
 from gate.scorers import get_scorer
 from gate.settings import Settings
@@ -180,7 +180,7 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
                   f"{verdict_words(suite.verdict, waivers_applied([suite]))}"
                   f" — checks: {counts or 'none'}\n")
         if suite.result.kind == "drift":
-            out.write(f"     {seed_summary(suite)[2]} — exercise × model pairs\n")
+            out.write(f"     {seed_caption(suite)}\n")
     out.write(written_line(written) + "\n")
     if verbose:
         for path in written.files:

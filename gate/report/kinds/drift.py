@@ -52,6 +52,17 @@ def seed_summary(suite: SuiteVerdict) -> tuple[int, int, str]:
     return passed, len(groups), f"Tests: {passed}/{len(groups)} passed (min F1 >= {f1}, max credit drift <= {drift})"
 
 
+def seed_caption(suite: SuiteVerdict) -> str:
+    """The seed's line as the report and the console show it: what its tests count (the seed's two thresholds per
+    exercise × model pair, not gate.yml's checks), and, when every pair passed them but the suite failed, that
+    gate.yml's other checks (a change check, a per-model one) failed it: not 'Tests: 2/2 passed' under ❌ alone."""
+    passed, total, line = seed_summary(suite)
+    line += " — the seed's tests: both thresholds per exercise × model pair"
+    if suite.verdict is Verdict.FAIL and passed == total:
+        line += f"; the suite failed on gate.yml's other checks ({suite.count(CheckVerdict.FAIL)} failed)"
+    return line
+
+
 def quality_drift_report(suite: SuiteVerdict, now: datetime | None = None) -> dict[str, Any]:
     """The seed's report structure, one entry per exercise with `model_results[model].passed`."""
     now = now or datetime.now(timezone.utc)
@@ -100,7 +111,8 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     model_rows = [_model_row(suite, by_key.get((("model", m),)), m) for m in models]
     totals = [{**_cell(suite, by_key.get((("model", m),)), "model"), "icon": row["icon"]}
               for m, row in zip(models, model_rows, strict=True)]
-    passed, total, seed_line = seed_summary(suite)
+    passed, total, _ = seed_summary(suite)
+    seed_line = seed_caption(suite)
     return {
         "models": [inert(m, limit=60) for m in models],
         "rows": rows,
