@@ -131,14 +131,48 @@ def validate_raw(model: type[M], raw: RawRecord, problems: list[Problem], **extr
 
 def validate_each(model: type[M], raw: list[RawRecord], problems: list[Problem]) -> list[M]:
     """`validate_raw` of every record, in order, emptying `raw` as it goes: each raw record (its dict) is let go
-    once its typed record exists, so that a file of a million records never holds a million of each at once."""
+    once its typed record exists, so that a file of a million records never holds a million of each at once.
+    A required column a table (CSV/XLSX) lacks is one problem for the file (`missing_columns`), not one per row."""
+    absent = missing_columns(model, raw, problems)
     records: list[M] = []
     raw.reverse()
     while raw:
-        found = validate_raw(model, raw.pop(), problems)
+        row = raw.pop()
+        lacking = absent.get(row.source.file, set())
+        found = validate_raw(model, row, sink := [] if lacking else problems)
+        if lacking:  # the row's own problems, less the missing columns already said once for the file
+            problems += [p for p in sink if not (p.found == "nothing" and p.field in lacking)]
         if found is not None:
             records.append(found)
     return records
+
+
+def missing_columns(model: type[BaseModel], raw: list[RawRecord], problems: list[Problem]) -> dict[str, set[str]]:
+    """Per table file, the required fields its header lacks, each said once with the file's row count; a header
+    of one column holding `;` or a tab is named as the likely cause (a file saved with another delimiter)."""
+    columns: dict[str, tuple[set[str], int]] = {}
+    for row in raw:
+        if row.from_table and row.source.file is not None:
+            seen, rows = columns.get(row.source.file, (set(row.data), 0))
+            columns[row.source.file] = (seen, rows + 1)
+    required = [field.alias or name for name, field in model.model_fields.items() if field.is_required()]
+    absent: dict[str, set[str]] = {}
+    for file, (header, rows) in columns.items():
+        lacking = [name for name in required if name not in header]
+        if not lacking:
+            continue
+        absent[file] = set(lacking)
+        [only] = header if len(header) == 1 else [None]
+        delimiter = next((d for d in (";", "\t") if only and d in only), None)
+        shown = ", ".join(f"`{short(c, 40)}`" for c in sorted(header)[:12]) or "none"
+        fix = (f"the header is one column holding {'a tab' if delimiter == chr(9) else '`;`'}: the file looks "
+               f"{'tab' if delimiter == chr(9) else 'semicolon'}-delimited; save it comma-separated (CSV)"
+               if delimiter else f"add the column{'s' if len(lacking) > 1 else ''} to the header")
+        problems.append(Problem(file=file, line=1, field=", ".join(lacking), expected=f"the required column"
+                                f"{'s' if len(lacking) > 1 else ''} {', '.join(f'`{n}`' for n in lacking)}",
+                                found=f"the columns {shown} ({rows:,} {'row lacks' if rows == 1 else 'rows lack'} it)",
+                                fix=fix))
+    return absent
 
 
 # pydantic error type -> (what was expected, how to fix it); `{name}` is the field, `{ctx}` pydantic's context.
