@@ -55,3 +55,26 @@ def _no_secrets_from_other_tests():
     redact.forget_all()
     yield
     redact.forget_all()
+
+
+# The suite runs in parallel (`pytest -n auto --dist loadgroup`, pytest-xdist: README's command 2, .ci/run). Each
+# worker is its own process, so chdir, os.environ and process-wide registries stay per worker, every test writes
+# under its own tmp_path and every server listens on a free port. What must not share the machine with itself
+# runs in one group, one test after another on one worker:
+#   timing: tests that bound a wall time (signals, retries, timeouts, fail-fast paths) and would be measuring
+#           each other's load rather than the code.
+SERIAL_GROUPS = {
+    "timing": ("tests/faults/test_interrupt_timing.py", "tests/faults/test_interrupts.py",
+               "tests/faults/test_grader_faults.py", "tests/publish/test_flow_faults.py",
+               "tests/publish/github/test_client_faults.py", "tests/runtime/engines/test_models.py",
+               "tests/test_vcs.py"),
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Puts the SERIAL_GROUPS' modules in their xdist group (nothing changes without xdist)."""
+    group_of = {module: group for group, modules in SERIAL_GROUPS.items() for module in modules}
+    for item in items:
+        group = group_of.get(Path(str(item.fspath)).relative_to(REPO).as_posix())
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -45,15 +45,19 @@ def test_every_metric_and_kind_is_named():
             assert f"`{metric}`" in DOCS or (pattern and pattern.match(metric) and f"`{family}`" in DOCS), metric
 
 
+INSTALL = ('pip install -c constraints.txt --extra-index-url https://download.pytorch.org/whl/cpu -e ".[test]" && '
+           'llm-gate run --config examples/gate.yml')
+
+
 def test_setup_commands_are_the_ones_ci_runs():
-    assert 'pip install -c constraints.txt -e ".[test]" && llm-gate run --config examples/gate.yml' in README
-    assert "HF_HUB_OFFLINE=1 python -m pytest -q" in README
+    assert INSTALL in README
+    assert "HF_HUB_OFFLINE=1 python -m pytest -q -n auto --dist loadgroup" in README  # every core (xdist)
     getting_started = (REPO / "docs" / "getting-started.md").read_text()
-    assert 'pip install -c constraints.txt -e ".[test]" && llm-gate run --config examples/gate.yml' in getting_started
+    assert INSTALL in getting_started
     ci = (REPO / ".ci" / "run").read_text()
     assert 'pip install -q -c constraints.txt -e ".[test,docs]"' in ci  # the README's install, plus the docs site
     assert "python -m mkdocs build --strict" in ci
-    assert "HF_HUB_OFFLINE=1 python -m pytest -q" in ci
+    assert "HF_HUB_OFFLINE=1 python -m pytest -q -n auto --dist loadgroup" in ci
     assert "llm-gate run --config examples/gate.yml" in ci
     assert "torch==" in (REPO / "constraints.txt").read_text()
 
@@ -100,3 +104,22 @@ def test_every_old_readme_section_has_a_home():
     for kind in SCORERS:
         text = (REPO / "docs" / "suites" / f"{kind}.md").read_text()
         assert "## Input records" in text, kind
+
+
+def test_the_install_line_takes_torchs_cpu_build_of_the_locked_version():
+    """The README's command 1 names the PyTorch CPU index (PyPI's Linux torch is the CUDA build, several GB), and
+    the torch it names is constraints.txt's pin and requirements-image.lock's version (the image's CPU build)."""
+    import re
+
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    [pin] = re.findall(r"^torch==(\S+)$", (REPO / "constraints.txt").read_text(), re.MULTILINE)
+    [locked] = re.findall(r"^torch==(\S+) ", (REPO / "requirements-image.lock").read_text(), re.MULTILINE)
+    assert locked == f"{pin}+cpu"  # the image's CPU build of the version a fresh clone pins
+    getting_started = (REPO / "docs" / "getting-started.md").read_text()
+    for page in (README, getting_started):
+        assert "--extra-index-url https://download.pytorch.org/whl/cpu" in page
+        assert f"`torch=={pin}`" in page and f"`{pin}+cpu`" in page  # the line that says why
+    # pip takes the CPU index's build for the pin: `==X` matches `X+cpu`, which sorts above PyPI's `X`
+    assert Version(locked) in SpecifierSet(f"=={pin}") and Version(locked) > Version(pin)
