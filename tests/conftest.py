@@ -43,7 +43,41 @@ def github_api(httpserver, monkeypatch):
     monkeypatch.setattr(gate_github, "REQUEST_SPACING", (0, 0))
     fake = FakeGitHub(base_url=httpserver.url_for("").rstrip("/"))
     httpserver.expect_request(re.compile(".*")).respond_with_handler(fake.handle)
-    return fake
+    yield fake
+    # Every request any scenario made must be a route GitHub documents (its REST description): issue 32 found
+    # PyGithub's legacy `GET /repos/{o}/{r}/statuses/{sha}`, which only the plain run's check had caught.
+    from tests.support.github_routes import documented
+
+    undocumented = sorted({f"{c.method} {c.path}" for c in fake.calls if not documented(c.method, c.path)})
+    _CONFORMANCE["requests"] += len(fake.calls)
+    _CONFORMANCE["scenarios"] += 1
+    _CONFORMANCE["undocumented"] += len(undocumented)
+    assert not undocumented, f"requests GitHub's REST API does not document: {undocumented}"
+
+
+_CONFORMANCE = {"requests": 0, "scenarios": 0, "undocumented": 0}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under xdist each worker counts its own scenarios: hand the counts to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["github_conformance"] = dict(_CONFORMANCE)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller adds up what each xdist worker counted (an xdist hook; unused without xdist)."""
+    for key, value in getattr(node, "workeroutput", {}).get("github_conformance", {}).items():
+        _CONFORMANCE[key] += value
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """One line for the record: how many requests the loopback GitHub answered, and that each is documented."""
+    if _CONFORMANCE["scenarios"]:
+        terminalreporter.write_line(
+            f"loopback GitHub: {_CONFORMANCE['requests']} requests in {_CONFORMANCE['scenarios']} scenarios, "
+            f"{_CONFORMANCE['undocumented']} not in GitHub's REST description")
 
 
 @pytest.fixture(autouse=True)
