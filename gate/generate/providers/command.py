@@ -157,8 +157,11 @@ class CommandProvider:
         except queue.Empty:
             return Failure(f"the command gave no response line within {self._settings.timeout:g} s{worker.stderr()}")
         latency = time.perf_counter() - started
-        if reply is None:
-            code = worker.process.poll()
+        if reply is None:  # its stdout closed: it is exiting; wait (briefly) for the code rather than race it
+            try:
+                code: int | None = worker.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
             return Failure(f"the command exited (code {code}) without a response line{worker.stderr()}")
         if len(reply) > self._settings.max_line_bytes:
             return Failure(f"the command's response line is over {self._settings.max_line_bytes} bytes")
