@@ -104,3 +104,36 @@ def test_a_pull_request_whose_gate_does_not_load_is_shown_not_fatal(tmp_path, mo
     code, report = run(monkeypatch, pr)
     assert code == 1
     assert any("invalid" in p for p in report["gate_changes"]["problems"])
+
+
+def test_without_a_base_checkout_a_pull_requests_own_gate_is_applied_said_and_warned(tmp_path, monkeypatch,
+                                                                                      github_api):
+    """The old single-job recipe (no `base_checkout`): the run can only use the pull request's gate; GitHub lists
+    gate.yml among the pull request's files and serves the base's version, so the report says the change was
+    applied and the verdict is at least a warning — even though the PR's gate.yml says `gate_changes: allow`."""
+    from tests.support.fake_github import REPO
+
+    base_gate = GATE.format(policy="")
+    pr = tmp_path / "pr"
+    (pr / "ci").mkdir(parents=True)
+    (pr / "ci" / "gate.yml").write_text(GATE.format(policy="gate_changes: allow\n").replace("{min: 9.5}",
+                                                                                          "{min: 0.5}"))
+    (pr / "ci" / "h.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    base_sha = "ba5e" * 10
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"number": 7, "pull_request": {"number": 7, "head": {"sha": "feed" * 10},
+                                                               "base": {"sha": base_sha}}}))
+    github_api.pull_files[7] = [{"filename": "ci/gate.yml"}]
+    github_api.branches[base_sha] = {"ci/gate.yml": base_gate.encode()}
+    for name, value in {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
+                        "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": github_api.base_url, "GITHUB_TOKEN": "ghs_x" * 4,
+                        "GITHUB_WORKSPACE": str(pr)}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(pr)
+    code = run_cli(monkeypatch, "run", "--config", "ci/gate.yml", "-q", "-o", str(pr / "out"))
+    report = json.loads((pr / "out" / "report.json").read_text())
+    changes = report["gate_changes"]
+    assert changes["applied"] is True
+    assert {c["what"] for c in changes["changes"]} >= {"check loosened", "setting changed"}
+    assert (code, report["verdict"]) == (0, "warn")  # passes its own loosened check, but never silently
+    assert "applied" in (pr / "out" / "report.md").read_text()
