@@ -24,6 +24,7 @@ from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
 from gate.config.loader import load_config
 from gate.errors import ExitCode
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
+from gate.kinds import KINDS, get_kind
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
 from gate.publish.flow import publish as publish_report
@@ -43,7 +44,6 @@ from gate.runtime.facade import (
     open_cache,
     show_progress,
 )
-from gate.scorers import SCORERS, get_scorer
 from gate.settings import FailOn, Settings
 from gate.steps import (
     LoadedSuite,
@@ -131,7 +131,7 @@ def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
 
 def read_config(path: Path, *, output_dir_given: bool = False) -> GateConfig:
     """gate.yml, validated; `checks:` may name only the metrics the scorers produce."""
-    return load_config(path, metrics=SCORERS, output_dir_given=output_dir_given)
+    return load_config(path, metrics=KINDS, output_dir_given=output_dir_given)
 
 
 def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_dir: Path, settings: Settings, *,
@@ -228,7 +228,7 @@ def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: st
     verdicts = []
     for result in results:
         suite = config.suites[result.name]
-        scorer = get_scorer(suite.kind)
+        scorer = get_kind(suite.kind)
         columns = result.value_names()
         verdicts.append(judge_suite(result, scorer.checks_for(suite), suite.unmeasured,
                                     (comparisons or {}).get(result.name),

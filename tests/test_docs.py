@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from gate.config.loader import load_config, parse_config
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 from tests.support import docs
 
 BIN = Path(sys.executable).parent
@@ -71,14 +71,14 @@ def test_the_configuration_reference_is_the_generator_output():
 
 
 def test_the_configuration_reference_lists_every_field():
-    from gate.config import SUITE_CONFIGS, GateConfig
+    from gate.config import GateConfig, suite_configs
     from tests.test_readme import field_paths
 
     page = (docs.DOCS / "configuration-reference.md").read_text()
     for path in field_paths(GateConfig):
         if path != "suites":
             assert f"| `{path}` |" in page, path
-    for suite_model in SUITE_CONFIGS:
+    for suite_model in suite_configs():
         for name in suite_model.model_fields:
             assert f"| `suites.<name>.{name}` |" in page, name
 
@@ -138,14 +138,14 @@ def test_every_yaml_block_is_valid(tmp_path):
     for block in yaml_blocks():
         data = yaml.safe_load(block.body)
         if isinstance(data, dict) and "suites" in data:  # a complete gate.yml
-            parse_config(block.body, block.where, metrics=SCORERS)
+            parse_config(block.body, block.where, metrics=KINDS)
         elif (flow := as_workflow(data)) is not None:
             path = tmp_path / f"{len(workflows)}.yml"
             path.write_text(yaml.safe_dump(flow, sort_keys=False))
             workflows.append((block.where, path))
         elif isinstance(data, dict) and set(data) <= set(BASE_CONFIG) | {"waivers", "history", "alpha",
                                                                          "correction", "inconclusive"}:
-            parse_config(yaml.safe_dump({**BASE_CONFIG, **data}), block.where, metrics=SCORERS)
+            parse_config(yaml.safe_dump({**BASE_CONFIG, **data}), block.where, metrics=KINDS)
         elif isinstance(data, list) and all(isinstance(r, dict) and "label" in r for r in data):
             TypeAdapter(list[Rule]).validate_python(data)  # rubric indicators
         else:
@@ -196,11 +196,11 @@ def test_the_readme_shows_one_record_per_suite_kind_and_they_load(tmp_path):
             (work / block.title).parent.mkdir(parents=True, exist_ok=True)
             (work / block.title).write_text(block.body)
         assert (work / "gate.yml").exists(), f"{page}: titled files without the gate.yml that reads them"
-        config = load_config(work / "gate.yml", metrics=SCORERS)
+        config = load_config(work / "gate.yml", metrics=KINDS)
         if page == docs.README:
-            assert sorted(s.kind for s in config.suites.values()) == sorted(SCORERS)
+            assert sorted(s.kind for s in config.suites.values()) == sorted(KINDS)
         for name, suite in config.suites.items():
-            data = SCORERS[suite.kind].load(name, suite, work)  # raises a located InputError when invalid
+            data = KINDS[suite.kind].load(name, suite, work)  # raises a located InputError when invalid
             assert data is not None, name
 
 

@@ -28,12 +28,12 @@ from gate.config import (
 )
 from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError, Problem
+from gate.kinds import KINDS as REGISTERED
 from gate.records.drift import load_drift
 from gate.records.heuristic import load_heuristic
 from gate.records.rag import load_rag
 from gate.records.stability import load_stability
 from gate.records.stereotype import load_stereotype
-from gate.scorers import SCORERS
 from tests.badinputs.projects import (
     drift_candidate,
     exercise,
@@ -259,7 +259,7 @@ def configs(draw) -> dict:
 
 def parses_or_clear_error(text: str) -> None:
     try:
-        parse_config(text, "gate.yml", metrics=SCORERS)
+        parse_config(text, "gate.yml", metrics=REGISTERED)
     except ConfigError as exc:
         assert_clear(exc)
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 GATE = Path(__file__).resolve().parent.parent / "gate"
 
+KIND = "kinds/<kind>"  # the layer of every kind's own folder (a sub-package of gate.kinds)
+
 # Lowest first. A module may import its own layer or a lower one, never a higher one.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"__init__", "errors", "stats", "similarity", "redact", "interrupt", "jsonpos", "vcs", "sampling"}),
@@ -22,10 +24,12 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"records"}),
     frozenset({"runtime"}),
     frozenset({"generate"}),  # providers, cassettes, budgets: a step before the records are loaded
-    frozenset({"scorers"}),
     frozenset({"judge"}),
+    frozenset({"kinds"}),  # the contract (`Kind`) and the registry: what the core knows kinds by
+    frozenset({"scorers"}),
     frozenset({"baselines"}),
     frozenset({"report"}),
+    frozenset({KIND}),  # each kind's folder, gate/kinds/<kind>/: it uses the core; nothing in the core names it
     frozenset({"publish"}),
     frozenset({"run", "steps", "commands"}),
     frozenset({"cli"}),
@@ -112,6 +116,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def layer(module: str) -> int:
     top = module.split(".")[1] if "." in module else "__init__"
+    if top == "kinds" and module.count(".") >= 2 and (GATE / "kinds" / module.split(".")[2]).is_dir():
+        top = KIND  # a kind's folder sits above the core it uses, which loads it only through the registry
     for number, names in enumerate(LAYERS):
         if top in names:
             return number

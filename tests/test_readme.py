@@ -7,8 +7,8 @@ import re
 
 from pydantic import BaseModel
 
-from gate.config import SUITE_CONFIGS, GateConfig
-from gate.scorers import SCORERS
+from gate.config import GateConfig, suite_configs
+from gate.kinds import KINDS
 from tests.conftest import REPO
 from tests.support import docs
 
@@ -30,14 +30,14 @@ def field_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
 def test_every_config_field_is_in_the_reference():
     documented = set(re.findall(r"^\| `([^`]+)` \|", CONFIGURATION, flags=re.MULTILINE))
     expected = [p for p in field_paths(GateConfig) if p != "suites"]
-    for suite_model in SUITE_CONFIGS:
+    for suite_model in suite_configs():
         expected += [f"suites.<name>.{name}" for name in suite_model.model_fields]
     missing = [p for p in expected if p not in documented]
     assert not missing, f"document these in docs/configuration.md's table: {missing}"
 
 
 def test_every_metric_and_kind_is_named():
-    for kind, scorer in SCORERS.items():
+    for kind, scorer in KINDS.items():
         assert f"`{kind}`" in DOCS
         for metric in scorer.metrics:
             family = metric.rsplit("_", 1)[0]  # `<metric>_<stat>` families are documented once
@@ -101,7 +101,7 @@ def test_every_old_readme_section_has_a_home():
     for title, page in OLD_SECTIONS.items():
         text = (REPO / "docs" / page).read_text()
         assert re.search(rf"^#+ {re.escape(title)}$", text, flags=re.MULTILINE), (title, page)
-    for kind in SCORERS:
+    for kind in KINDS:
         text = (REPO / "docs" / "suites" / f"{kind}.md").read_text()
         assert "## Input records" in text, kind
 

@@ -72,9 +72,9 @@ def test_records_xlsx_of_a_heuristic_suite_has_no_formula(tmp_path):
     """Hostile model names, prompt ids, prompts and responses, on all four sheets of records.xlsx."""
     from gate.config import GateConfig, HeuristicSuiteConfig, ReportConfig, UnmeasuredPolicy
     from gate.judge import judge_gate, judge_suite
+    from gate.kinds.base import ScoringContext
     from gate.records.heuristic import load_heuristic
     from gate.report import context, write
-    from gate.scorers.base import ScoringContext
     from gate.scorers.heuristic import DEFAULT_CHECKS, score_heuristic
     from tests.support.fake_runtime import FakeRuntime
 

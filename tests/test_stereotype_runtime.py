@@ -14,9 +14,9 @@ import pytest
 import torch
 
 from gate.config import GateConfig, StereotypeSuiteConfig
+from gate.kinds.base import ScoringContext
 from gate.records.stereotype import load_stereotype
 from gate.runtime.engines.session import TorchRuntime
-from gate.scorers.base import ScoringContext
 from gate.scorers.stereotype import score_stereotype
 from tests.support.tiny_models import NEUTRAL_SENTENCES, STEREOTYPE_SENTENCES, build_tiny_albert_classifier
 

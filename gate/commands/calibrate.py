@@ -10,7 +10,7 @@ from pathlib import Path
 from gate import io
 from gate.baselines import calibration
 from gate.errors import ConfigError, InputError, Problem, describe
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 
 
 def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, output: Path | None, *,
@@ -29,9 +29,9 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
                 reports.append(document.value)
     if problems:
         raise InputError("cannot read the reports to calibrate on", problems)
-    available = {kind: _metrics(reports, kind) for kind in SCORERS}
+    available = {kind: _metrics(reports, kind) for kind in KINDS}
     directions = {kind: {m: d.value for m in available[kind] if (d := scorer.direction(m)) is not None}
-                  for kind, scorer in SCORERS.items()}
+                  for kind, scorer in KINDS.items()}
     chosen = _chosen(metrics, available)
     try:
         result = calibration.calibrate(reports, directions, z=z, warn_z=warn_z, metrics=chosen, alpha=alpha,

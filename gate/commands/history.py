@@ -11,9 +11,9 @@ from gate.baselines import flow, history
 from gate.baselines.trends import headline
 from gate.baselines.trends import label_of as label
 from gate.errors import ConfigError, Problem
+from gate.kinds import get_kind
 from gate.publish.github.client import publisher_for
 from gate.run import read_config
-from gate.scorers import get_scorer
 from gate.settings import Settings
 
 
@@ -40,7 +40,7 @@ def show_history(settings: Settings, suites: tuple[str, ...], metrics: tuple[str
     for name, suite in config.suites.items():
         if suites and name not in suites:
             continue
-        wanted = list(metrics) or list(config.history.metrics or get_scorer(suite.kind).checks_for(suite))
+        wanted = list(metrics) or list(config.history.metrics or get_kind(suite.kind).checks_for(suite))
         for metric in wanted:
             points = [(label(e), v) for e in entries
                       if isinstance(e.suites.get(name), dict) and (v := headline(e.suites[name], metric)) is not None]

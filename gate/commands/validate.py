@@ -21,9 +21,9 @@ from gate import io
 from gate.baselines.comparison import read_snapshot, snapshot_path
 from gate.config import DriftSuiteConfig, GateConfig, SuiteBase
 from gate.errors import ConfigError, ExitCode, InputError, ModelUnavailable, Problem
+from gate.kinds import get_kind
 from gate.run import read_config
 from gate.runtime.facade import resolve_model
-from gate.scorers import get_scorer
 from gate.steps import load_suites, refuse_a_committed_cache, select_suites
 
 # A scorer's model role → the words model resolution's advice uses (gate.runtime.engines.models.ALTERNATIVES).
@@ -44,7 +44,7 @@ def needed_models(config: GateConfig) -> list[ModelNeed]:
     `bertscore:`) applied as the scorers apply them; a RAG suite with `embedding_metrics: false` loads none."""
     found: dict[tuple[str, str], list[str]] = {}
     for suite_name, suite in config.suites.items():
-        for role in get_scorer(suite.kind).model_roles:
+        for role in get_kind(suite.kind).model_roles:
             if role == "embedding" and getattr(suite, "embedding_metrics", True) is False:
                 continue
             found.setdefault((_model_of(config, suite, role), ROLE_NAMES.get(role, role)), []).append(suite_name)

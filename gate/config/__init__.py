@@ -15,7 +15,6 @@ into `gate`. Models are imported from here.
 
 from gate.config.base import CheckConfig, Globs, StrictModel, SuiteBase, UnmeasuredPolicy
 from gate.config.gate import (
-    SUITE_CONFIGS,
     WORKSPACE_RULE,
     BaselinesConfig,
     CommentMode,
@@ -28,6 +27,7 @@ from gate.config.gate import (
     SuiteConfig,
     json_schema,
     known_kinds,
+    suite_configs,
 )
 from gate.config.grader_access import GraderAccess
 from gate.config.rag import GraderConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
@@ -44,11 +44,11 @@ from gate.config.suites import (
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 __all__ = [
-    "SUITE_CONFIGS", "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
+    "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
     "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses",
     "GateChangesPolicy", "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HeuristicSuiteConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
     "Significance", "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
-    "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds",
+    "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",
 ]

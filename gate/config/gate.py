@@ -9,29 +9,37 @@ from __future__ import annotations
 
 import typing
 from enum import Enum
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, GetCoreSchemaHandler, field_validator
+from pydantic_core import CoreSchema
 
 from gate.config.base import StrictModel, SuiteBase
-from gate.config.rag import RagSuiteConfig
+from gate.config.registered import suite_models
 from gate.config.runtime import BertScoreModelConfig, ModelsConfig, RuntimeConfig
-from gate.config.suites import (
-    DriftSuiteConfig,
-    HeuristicSuiteConfig,
-    StabilitySuiteConfig,
-    StereotypeSuiteConfig,
-)
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
-# One member per suite kind; `gate.scorers` registers a scorer for each (a test checks it). The union is written
-# out, not built from a runtime tuple, so a type checker sees it; SUITE_CONFIGS is read back from it.
-SuiteConfig = Annotated[
-    DriftSuiteConfig | StereotypeSuiteConfig | StabilitySuiteConfig | HeuristicSuiteConfig | RagSuiteConfig,
-    Field(discriminator="kind"),
-]
-SUITE_CONFIGS: tuple[type[SuiteBase], ...] = typing.get_args(typing.get_args(SuiteConfig)[0])
+if TYPE_CHECKING:
+    SuiteConfig = SuiteBase  # what the type checker sees: narrow with isinstance to the kind's own model
+else:
+    class SuiteConfig:
+        """A suite of gate.yml: the config model its `kind:` names, one per registered kind (pydantic's union
+        discriminated by `kind`, built from `gate.config.registered` when GateConfig's schema is first needed)."""
 
+        @classmethod
+        def union_annotation(cls) -> Any:
+            """The union as pydantic reads it (`gate.config.located` walks it to drop the tags from a location)."""
+            models = suite_models()
+            return models[0] if len(models) == 1 else Annotated[Union[models], Field(discriminator="kind")]  # noqa: UP007
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+            return handler(cls.union_annotation())
+
+
+def suite_configs() -> tuple[type[SuiteBase], ...]:
+    """The suite config model of every registered kind, in registration order."""
+    return suite_models()
 
 
 # ---------------------------------------------------------------- report and publish
@@ -126,6 +134,8 @@ class HistoryConfig(StrictModel):
 
 
 class GateConfig(StrictModel):
+    model_config = ConfigDict(defer_build=True)  # the suite union exists once the kinds are loaded
+
     version: Literal[1] = Field(description="Schema version of gate.yml; always 1 for now.")
     name: str = Field(
         "llm-quality-gate",
@@ -173,8 +183,9 @@ class GateConfig(StrictModel):
                 )
         return suites
 
-    def bertscore_for(self, suite: DriftSuiteConfig) -> BertScoreModelConfig:
-        return suite.bertscore or self.models.bertscore
+    def bertscore_for(self, suite: SuiteBase) -> BertScoreModelConfig:
+        """The BERTScore model a suite loads: its own `bertscore:`, else `models.bertscore`."""
+        return getattr(suite, "bertscore", None) or self.models.bertscore
 
     def embedding_for(self, suite: SuiteBase) -> str:
         """The embedding model a suite loads: its own `embedding:` (stereotype, stability, RAG), else `models:`'s."""
@@ -186,7 +197,7 @@ class GateConfig(StrictModel):
 
 
 def known_kinds() -> tuple[str, ...]:
-    return tuple(typing.get_args(cls.model_fields["kind"].annotation)[0] for cls in SUITE_CONFIGS)
+    return tuple(typing.get_args(cls.model_fields["kind"].annotation)[0] for cls in suite_models())
 
 
 WORKSPACE_RULE = (

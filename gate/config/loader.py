@@ -19,7 +19,7 @@ from gate.errors import ConfigError, Problem, describe
 
 class KindMetrics(Protocol):
     """What the loader must know of a suite kind to check the metrics and scopes its `checks:` name. A
-    `gate.scorers.Scorer` is one: the pipeline passes `gate.scorers.SCORERS` in, so config imports no scorer."""
+    `gate.scorers.Kind` is one: the pipeline passes `gate.scorers.KINDS` in, so config imports no scorer."""
 
     @property
     def metrics(self) -> Mapping[str, Any]: ...

@@ -113,6 +113,8 @@ def _user_loc(loc: tuple, root: type[BaseModel]) -> tuple[tuple, type[BaseModel]
     owner: type[BaseModel] | None = None
     for part in loc:
         annotation = _unwrap_optional(annotation)
+        union = getattr(annotation, "union_annotation", None)  # gate.yml's suites: the registered kinds' union
+        annotation = union() if callable(union) else annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             owner = annotation
             field = annotation.model_fields.get(str(part))

@@ -22,6 +22,7 @@ from gate import __version__
 from gate.baselines.trends import SuiteTrend
 from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
+from gate.kinds import get_kind
 from gate.report.annotations import describe
 from gate.report.escape import inert
 from gate.report.filtered import FILTERED_NOTE, filter_label
@@ -29,7 +30,6 @@ from gate.report.formatting import decisive, icon, number, threshold, verdict_wo
 from gate.report.gate_changes import view as gate_changes_view
 from gate.report.sizing import Cut, Sizes
 from gate.results import key_label
-from gate.scorers import get_scorer
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def not_passed_checks(verdict: GateVerdict) -> list[tuple[SuiteVerdict, CheckRes
 
 def not_passed_lines(verdict: GateVerdict) -> list[tuple[dict[str, str], CheckResult]]:
     """The gate-level table's rows, most severe first, each with its check (what a cut line counts)."""
-    return [({**_check_line(check, get_scorer(suite.result.kind).metrics, verdict),
+    return [({**_check_line(check, get_kind(suite.result.kind).metrics, verdict),
               "suite": inert(suite.result.name, limit=100)}, check) for suite, check in not_passed_checks(verdict)]
 
 
@@ -216,7 +216,7 @@ _ORDER = over_time.ORDER
 def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: RunInfo,
            detail: int, gate: GateVerdict) -> dict[str, Any]:
     result = suite.result
-    scorer = get_scorer(result.kind)
+    scorer = get_kind(result.kind)
     problems = [c for c in suite.checks if c.verdict is not CheckVerdict.PASS]
     problems.sort(key=lambda c: (_ORDER[c.verdict], c.metric))
     return {

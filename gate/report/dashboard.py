@@ -25,11 +25,11 @@ import gate.report.charts as charts
 import gate.report.over_time as over_time
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
+from gate.kinds import get_kind
 from gate.report.context import RunInfo, counts_as_line, significance_line, why
 from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
 from gate.report.precompiled import PrecompiledLoader
 from gate.results import key_label
-from gate.scorers import get_scorer
 from gate.scorers.rag import RagDetails, Row
 
 MAX_ITEMS = 20_000  # per suite; beyond this a seeded sample (the page says so)
@@ -89,7 +89,7 @@ def _check_text(check: CheckResult, scorer: Any, gate: GateVerdict) -> dict[str,
 
 def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:
     result = suite.result
-    scorer = get_scorer(result.kind)
+    scorer = get_kind(result.kind)
     bars, bars_note = _bar_charts(suite)
     return {
         "name": result.name, "kind": result.kind, "verdict": suite.verdict.value,

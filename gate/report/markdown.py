@@ -11,6 +11,7 @@ import jinja2
 import jinja2.sandbox
 
 import gate
+from gate.kinds import KINDS
 from gate.report.precompiled import PrecompiledLoader
 
 
@@ -23,6 +24,21 @@ def bundled_templates() -> Path:
     raise FileNotFoundError("llm-quality-gate's templates are missing from this installation")
 
 
+class KindTemplates(jinja2.BaseLoader):
+    """`suites/<kind>.md.j2` and `suites/<kind>.details.md.j2` from the kind's own template directory
+    (`Kind.templates`), for a kind that brings its templates along; the bundled ones otherwise."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        folder, _, name = template.partition("/")
+        kind = KINDS.get(name.split(".")[0]) if folder == "suites" else None
+        if kind is None or kind.templates is None:
+            raise jinja2.TemplateNotFound(template)
+        return jinja2.FileSystemLoader(str(kind.templates)).get_source(environment, name)
+
+    def list_templates(self) -> list[str]:
+        return []  # precompiling (scripts/compile-templates) covers the bundled templates only
+
+
 @lru_cache(maxsize=4)
 def environment(override_dir: str | None = None) -> jinja2.Environment:
     # Override templates come from the repository, possibly from the pull request under test: in a plain
@@ -32,10 +48,11 @@ def environment(override_dir: str | None = None) -> jinja2.Environment:
     bundled = str(bundled_templates())
     if override_dir:
         factory: type[jinja2.Environment] = jinja2.sandbox.SandboxedEnvironment
-        loader: jinja2.BaseLoader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(override_dir),
+        loader: jinja2.BaseLoader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(override_dir), KindTemplates(),
                                                          jinja2.FileSystemLoader(bundled)])
     else:
-        factory, loader = jinja2.Environment, PrecompiledLoader(bundled, "md")
+        factory = jinja2.Environment
+        loader = jinja2.ChoiceLoader([KindTemplates(), PrecompiledLoader(bundled, "md")])
     return factory(
         loader=loader,
         undefined=jinja2.StrictUndefined,

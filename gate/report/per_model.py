@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from gate.judge import SuiteVerdict, Verdict, worst
+from gate.kinds import get_kind
 from gate.report.escape import inert
 from gate.report.formatting import WORDS, decisive, icon
 from gate.results import GroupResult
-from gate.scorers import get_scorer
 
 KEY_METRICS = 3  # metric columns at most
 SEVERITY = {None: 0, Verdict.SKIPPED: 0, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.INCONCLUSIVE: 2, Verdict.FAIL: 3}
@@ -30,7 +30,7 @@ def rank(verdict: Verdict | None) -> int:
 
 def table(suite: SuiteVerdict) -> dict[str, Any] | None:
     """The suite's per-model table, all rows, failing models first; None for a kind without models."""
-    scorer = get_scorer(suite.result.kind)
+    scorer = get_kind(suite.result.kind)
     field = next((f for f in _NAMES if f in scorer.group_fields), None)
     if field is None:
         return None
@@ -75,7 +75,7 @@ def cut(view: dict[str, Any] | None, keep: int | None) -> dict[str, Any] | None:
 
 def _key_metrics(suite: SuiteVerdict, level: str | None) -> list[str]:
     """The metrics the suite's checks look at (in their order), else the kind's first ones, present at `level`."""
-    scorer = get_scorer(suite.result.kind)
+    scorer = get_kind(suite.result.kind)
     present = {m for g in suite.result.groups_at(level) for m in g.metrics} if level else set()
     checked = [m for m in dict.fromkeys(c.metric for c in suite.checks) if m in scorer.metrics and m in present]
     return (checked or [m for m in scorer.metrics if m in present])[:KEY_METRICS]
@@ -85,7 +85,7 @@ def _value(suite: SuiteVerdict, level: str | None, group: GroupResult | None, me
     """`0.842 (Δ −0.031)`: the value at the model's level, and its change against the blessed snapshot."""
     if group is None or level is None:
         return "n/a"
-    fmt = get_scorer(suite.result.kind).metrics[metric].fmt
+    fmt = get_kind(suite.result.kind).metrics[metric].fmt
     value = group.metrics.get(metric)
     bounds = [b for c in suite.checks_on(level, group.key) if c.metric == metric and c.change is None
               for b in (c.fail, c.warn)]

@@ -1,4 +1,4 @@
-"""Report views: each kind's own (`gate.report.kinds`), the tables a reader of that kind expects, escaped and
+"""Report views: each kind's own (its `Kind.view`), the tables a reader of that kind expects, escaped and
 formatted; a kind without a view of its own gets the generic one here (a table per group level).
 """
 
@@ -10,10 +10,9 @@ from typing import Any
 
 import gate.report.per_model as per_model
 from gate.judge import SuiteVerdict, Verdict
+from gate.kinds import get_kind
 from gate.report.escape import inert
 from gate.report.formatting import icon, number
-from gate.report.kinds import VIEWS
-from gate.scorers import get_scorer
 
 # (id of the suite, worst_items) -> (the suite, weakly, and its view). One run renders the same suite's tables up to
 # nine times (report.md, then each level that the summary and the comment try while fitting GitHub's limit), and at
@@ -27,7 +26,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     found = _BUILT.get(key)
     if found is not None and found[0]() is suite:
         return found[1]
-    view = VIEWS.get(suite.result.kind, _generic)(suite, worst_items)
+    view = (get_kind(suite.result.kind).view or _generic)(suite, worst_items)
     _BUILT[key] = (weakref.ref(suite, _forget(key)), view)  # gone with the suite
     return view
 
@@ -37,7 +36,7 @@ def _forget(key: tuple[int, int]) -> Callable[[object], None]:
 
 
 def _generic(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
-    scorer = get_scorer(suite.result.kind)
+    scorer = get_kind(suite.result.kind)
     tables = []
     for level in ("group", *scorer.levels):
         groups = suite.result.groups_at(level)

@@ -3,7 +3,7 @@
 A significance test (`gate.stats.change`) resamples a group's items and recomputes the metric, so every metric
 that is not a plain mean of one item column gets here the `ItemStatistic` that reproduces the scorer's own
 group value from the rows of all the group's items (the tests check each against the scorer's output). Means are
-found by `Scorer.item_column`; the metrics no resample of items can recompute are None:
+found by `Kind.item_column`; the metrics no resample of items can recompute are None:
 
 - drift: `coverage` (the share of the baseline's submissions answered: a missing submission is no item).
   In `credit_drift_mode: item` a group's credit drift pools every positional difference of its submissions,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.config import AnswerProbability, CheckConfig, StabilitySuiteConfig
+from gate.kinds.base import Kind, ScoringContext
 from gate.records.stability import StabilityData, StabilityRecord, load_stability
 from gate.results import (
     Direction,
@@ -30,7 +31,6 @@ from gate.results import (
     Unmeasured,
 )
 from gate.runtime.api import Embeddings
-from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.item_statistics import stability_statistic
 from gate.similarity import cosine_matrix, off_diagonal_mean
 from gate.stats import mean, std
@@ -262,7 +262,7 @@ def _item(q: _Question) -> Item:
     )
 
 
-STABILITY = Scorer(
+STABILITY = Kind(
     kind="stability",
     config_model=StabilitySuiteConfig,
     metrics=METRICS,

@@ -26,8 +26,8 @@ from gate.config.changes import GateChange, GateChanges, compare_configs, compar
 from gate.config.loader import parse_config
 from gate.errors import GateError, PublishError
 from gate.io import trees
+from gate.kinds import KINDS
 from gate.results import SuiteResult
-from gate.scorers import SCORERS
 from gate.settings import Settings
 from gate.steps.places import trusted_root, workspace
 
@@ -150,7 +150,7 @@ def _parse(data: bytes | None, rel: str, problems: list[str]) -> GateConfig | No
         problems.append(f"the pull request has no readable {rel}")
         return None
     try:
-        return parse_config(data.decode("utf-8", errors="replace"), rel, metrics=SCORERS)
+        return parse_config(data.decode("utf-8", errors="replace"), rel, metrics=KINDS)
     except GateError as exc:
         found = getattr(exc, "problems", None)
         problems.append(f"the pull request's {rel} is invalid: {found[0].render() if found else exc}")

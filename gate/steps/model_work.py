@@ -14,6 +14,7 @@ from pathlib import Path
 from gate import io, vcs
 from gate.config import GateConfig
 from gate.errors import ConfigError, InputError, Problem
+from gate.kinds import get_kind
 from gate.runtime.api import ClassifierLabels
 from gate.runtime.facade import (
     ArrayCache,
@@ -31,7 +32,6 @@ from gate.runtime.facade import (
     recorder,
     suites_label,
 )
-from gate.scorers import get_scorer
 from gate.steps.suites import LoadedSuite, ask
 
 SHARD_SUFFIX = ".npz"
@@ -71,7 +71,7 @@ def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
     through the one recorder asks exactly what all at once would), then the engine."""
     recording = recorder(labels)
     users: dict[str, list[str]] = {}
-    for suite in (s for s in loaded if get_scorer(s.config.kind).model_roles):
+    for suite in (s for s in loaded if get_kind(s.config.kind).model_roles):
         asked = len(recording.requests)
         ask([suite], config, recording, base_dir)
         for request in recording.requests[asked:]:

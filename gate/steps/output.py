@@ -13,6 +13,7 @@ from gate.baselines import trends as trend_lines
 from gate.config import GateConfig
 from gate.io import paths
 from gate.judge import CheckVerdict, GateVerdict, Verdict
+from gate.kinds import get_kind
 from gate.publish import actions, check_text
 from gate.publish import bundle as publishing
 from gate.report import sizing
@@ -21,7 +22,6 @@ from gate.report.context import RunInfo, significance_line
 from gate.report.formatting import icon, verdict_words, waivers_applied
 from gate.report.kinds.drift import seed_caption
 from gate.runtime.facade import Reporter
-from gate.scorers import get_scorer
 from gate.settings import Settings
 
 T = TypeVar("T")
@@ -84,7 +84,7 @@ def trends(config: GateConfig, verdict: GateVerdict, entries: list) -> dict:
     """Each suite's key metrics over the recorded runs, for the report (empty without a history)."""
     if config.history is None or not entries:
         return {}
-    checked = {name: list(get_scorer(suite.kind).checks_for(suite)) for name, suite in config.suites.items()}
+    checked = {name: list(get_kind(suite.kind).checks_for(suite)) for name, suite in config.suites.items()}
     metrics = trend_lines.key_metrics(checked, [s.result for s in verdict.suites], config.history.metrics)
     return trend_lines.suite_trends(entries, verdict, metrics, config.history.points)
 

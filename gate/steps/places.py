@@ -10,7 +10,7 @@ from pathlib import Path
 from gate.config.loader import load_config
 from gate.errors import GateError
 from gate.io import paths
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 from gate.settings import Settings
 
 
@@ -46,7 +46,7 @@ def written_folders(settings: Settings) -> list[Path]:
     """Where a run writes: the report and shard directory, the cache, the model directory, the history's folder
     (from gate.yml where it loads; else what the workflow named)."""
     try:
-        config = load_config(settings.config_path, metrics=SCORERS, output_dir_given=settings.output_dir is not None)
+        config = load_config(settings.config_path, metrics=KINDS, output_dir_given=settings.output_dir is not None)
     except GateError:
         return [p for p in (settings.output_dir, settings.model_dir) if p is not None]
     history = [settings.config_path.resolve().parent / config.history.file_name(config.name)] \

@@ -17,11 +17,12 @@ from gate import interrupt
 from gate.config import GateConfig, SuiteBase
 from gate.config.located import locate
 from gate.errors import ConfigError, InputError, Problem
+from gate.kinds import get_kind
+from gate.kinds.base import Grader, ScoringContext
 from gate.results import SuiteResult
 from gate.runtime.api import ModelRuntime
 from gate.runtime.facade import Reporter
-from gate.scorers import get_scorer, samples
-from gate.scorers.base import Grader, ScoringContext
+from gate.scorers import samples
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def load_suites(selected: Sequence[tuple[str, SuiteBase]], base_dir: Path) -> li
     loaded, problems = [], []
     for name, suite in selected:
         try:
-            loaded.append(LoadedSuite(name, suite, get_scorer(suite.kind).load(name, suite, base_dir)))
+            loaded.append(LoadedSuite(name, suite, get_kind(suite.kind).load(name, suite, base_dir)))
         except InputError as exc:
             problems += [_prefixed(locate(p, suite.place), name) for p in exc.problems]
     if problems:
@@ -87,7 +88,7 @@ def ask(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=None)
     for s in loaded:
         interrupt.checkpoint()
-        scorer = get_scorer(s.config.kind)
+        scorer = get_kind(s.config.kind)
         (scorer.plan or scorer.score)(s.name, s.config, s.data, context)
 
 
@@ -99,7 +100,7 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
     results = []
     for s in loaded:
         interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
-        scorer = get_scorer(s.config.kind)
+        scorer = get_kind(s.config.kind)
         if shown is None:
             result = scorer.score(s.name, s.config, s.data, context)
         else:

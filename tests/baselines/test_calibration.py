@@ -13,7 +13,7 @@ from scipy import stats
 
 from gate.baselines.calibration import Proposal, calibrate, propose, snippet
 from gate.config.loader import parse_config
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 
 SIGMA = 0.02
 F1_MEANS = [0.90, 0.85, 0.80, 0.88]  # the third group is the worst
@@ -202,7 +202,7 @@ def test_snippet_parses_and_gate_yml_accepts_it():
     proposals = propose(synthetic_runs(), DIRECTIONS)
     text = snippet(proposals)
     fragment = yaml.safe_load(text)
-    config = parse_config(yaml.safe_dump(merged(yaml.safe_load(MINIMAL), fragment)), metrics=SCORERS)
+    config = parse_config(yaml.safe_dump(merged(yaml.safe_load(MINIMAL), fragment)), metrics=KINDS)
     checks = config.suites["feedback-drift"].checks
     f1, drift = by(proposals, "bertscore_f1"), by(proposals, "credit_drift_mean")
     assert (checks["bertscore_f1"].min, checks["bertscore_f1"].warn, checks["bertscore_f1"].scope) == (
@@ -213,7 +213,7 @@ def test_snippet_parses_and_gate_yml_accepts_it():
     assert "# at scope model: {min:" in text and "σ = " in text and "a fresh run fails it with p ≈" in text
     # the same snippet pasted as text under the suite (its lines after `suites:`) is a valid gate.yml too
     pasted = MINIMAL + "\n".join(text.splitlines()[text.splitlines().index("  feedback-drift:") + 1:]) + "\n"
-    assert parse_config(pasted, metrics=SCORERS).suites["feedback-drift"].checks == checks
+    assert parse_config(pasted, metrics=KINDS).suites["feedback-drift"].checks == checks
 
 
 def test_snippet_numbers_and_awkward_names_survive_yaml():

@@ -13,7 +13,7 @@ from scipy import stats
 
 from gate.baselines.calibration import calibrate, default_metrics, gate_false_alarm, snippet
 from gate.config.loader import parse_config
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 
 HIGHER = {"drift": {"bertscore_f1": "higher", "credit_drift_mean": "lower"}}
 PROMISE = stats.norm.sf(2)  # z = 2: a fresh run fails a group's threshold with probability Φ(−2) ≈ 2.28 %
@@ -166,7 +166,7 @@ def test_the_snippet_states_its_gate_level_false_alarm_rate_and_gate_yml_accepts
     gate = {"version": 1, "suites": {"fb": {"kind": "drift", "baseline": "b/*.json", "candidates": "c.jsonl"}}}
     gate["alpha"] = fragment["alpha"]
     gate["suites"]["fb"]["checks"] = checks
-    config = parse_config(yaml.safe_dump(gate), metrics=SCORERS)
+    config = parse_config(yaml.safe_dump(gate), metrics=KINDS)
     parsed = config.suites["fb"].checks["bertscore_f1"]
     assert isinstance(parsed, list) and parsed[0].min is not None
     assert parsed[1].significant and parsed[1].max_decrease == result.changes[0].bound == 0 and config.alpha == 0.05

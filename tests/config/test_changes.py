@@ -7,7 +7,7 @@ import textwrap
 
 from gate.config.changes import compare_configs, compare_files
 from gate.config.loader import parse_config
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 
 BASE = """\
 version: 1
@@ -30,7 +30,7 @@ suites:
 
 
 def config(text: str):
-    return parse_config(textwrap.dedent(text), "gate.yml", metrics=SCORERS)
+    return parse_config(textwrap.dedent(text), "gate.yml", metrics=KINDS)
 
 
 def changes(proposed: str) -> list[tuple[str, str, bool | None]]:

@@ -1,7 +1,7 @@
 """A check its suite can never measure is a gate.yml error at load time, not an `unmeasured` verdict.
 
 Such a check passes silently (unmeasured warns by default), so a typo would turn the gate off. The scorers
-say which checks can exist (`Scorer.impossible`); the loader reports each with the check's line and the fix,
+say which checks can exist (`Kind.impossible`); the loader reports each with the check's line and the fix,
 together with the schema's own problems."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from gate.config.loader import parse_config
 from gate.errors import ConfigError, ExitCode
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 
 RAG = """\
 version: 1
@@ -28,7 +28,7 @@ def rag(*checks: str, suite: str = RAG, extra: str = "") -> str:
 
 def problems_of(text: str) -> dict:
     with pytest.raises(ConfigError) as caught:
-        parse_config(text, "gate.yml", metrics=SCORERS)
+        parse_config(text, "gate.yml", metrics=KINDS)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     return {p.field: p for p in caught.value.problems}
 
@@ -108,7 +108,7 @@ def test_impossible_checks_are_reported_with_the_schema_problems():
       "latency_p95: {max_increase: 0.5, significant: true}"], ""),  # recomputed on resampled items
 ])
 def test_checks_the_suite_can_measure_load(checks, extra):
-    config = parse_config(rag(*checks, extra=extra), metrics=SCORERS)
+    config = parse_config(rag(*checks, extra=extra), metrics=KINDS)
     assert len(config.suites["r"].checks) == len(checks)
 
 
@@ -126,4 +126,4 @@ def test_a_rubric_category_metric_exists_only_per_model_and_category():
     assert problems["suites.r.checks.correctness_mean"].line == 7
     assert "scope: group" in problems["suites.r.checks.correctness_mean"].fix
     parse_config(HEURISTIC + "      correctness_mean: {min: 5}\n      final_score_mean: {min: 5, scope: model}\n",
-                 "gate.yml", metrics=SCORERS)  # per group, and the final score at any scope, load
+                 "gate.yml", metrics=KINDS)  # per group, and the final score at any scope, load

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from gate.config import CheckConfig, CreditDriftMode, GateConfig, json_schema, known_kinds
 from gate.config.loader import load_config, parse_config
 from gate.errors import ConfigError, ExitCode
-from gate.scorers import SCORERS
+from gate.kinds import KINDS
 from tests.conftest import EXAMPLES
 
 MINIMAL = """\
@@ -26,13 +26,13 @@ suites:
 
 def problems_of(text: str) -> list:
     with pytest.raises(ConfigError) as caught:
-        parse_config(text, "gate.yml", metrics=SCORERS)
+        parse_config(text, "gate.yml", metrics=KINDS)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     return list(caught.value.problems)
 
 
 def test_example_config_loads():
-    config = load_config(EXAMPLES / "gate.yml", metrics=SCORERS)
+    config = load_config(EXAMPLES / "gate.yml", metrics=KINDS)
     suite = config.suites["feedback-drift"]
     assert suite.kind == "drift"
     assert config.bertscore_for(suite).layer == 6
@@ -42,7 +42,7 @@ def test_example_config_loads():
 
 
 def test_defaults_are_the_seed_defaults():
-    config = parse_config(MINIMAL, metrics=SCORERS)
+    config = parse_config(MINIMAL, metrics=KINDS)
     assert config.models.bertscore.model == "roberta-large"
     assert config.models.bertscore.layer == 17
     assert config.models.embedding == "sentence-transformers/all-MiniLM-L6-v2"
@@ -115,8 +115,8 @@ def test_the_metric_catalogue_is_passed_in():
 
     text = MINIMAL + "    checks:\n      house_metric: {min: 0.8}\n"
     assert parse_config(text, metrics=None).suites["fb"].checks["house_metric"].min == 0.8  # names unchecked
-    widened = {**SCORERS, "drift": replace(SCORERS["drift"], metrics={**SCORERS["drift"].metrics,
-                                                                      "house_metric": SCORERS["drift"].metrics[
+    widened = {**KINDS, "drift": replace(KINDS["drift"], metrics={**KINDS["drift"].metrics,
+                                                                      "house_metric": KINDS["drift"].metrics[
                                                                           "bertscore_f1"]})}
     assert parse_config(text, metrics=widened).suites["fb"].checks["house_metric"].min == 0.8
     [problem] = problems_of(text)  # the scorers' own catalogue knows no such metric
@@ -176,7 +176,7 @@ def test_suite_names_must_be_path_safe():
 
 def test_missing_config_file_is_input_error(tmp_path):
     with pytest.raises(Exception) as caught:
-        load_config(tmp_path / "nope.yml", metrics=SCORERS)
+        load_config(tmp_path / "nope.yml", metrics=KINDS)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     assert "no such file" in str(caught.value)
 
@@ -192,7 +192,7 @@ def test_json_schema_validates_the_example():
 
 
 def test_config_is_frozen():
-    config = parse_config(MINIMAL, metrics=SCORERS)
+    config = parse_config(MINIMAL, metrics=KINDS)
     with pytest.raises(ValidationError):
         config.name = "other"  # type: ignore[misc]
     assert isinstance(config, GateConfig)
@@ -219,7 +219,7 @@ def test_true_or_false_is_no_number(text, field):
 
 def test_yes_stays_a_boolean_where_one_is_wanted():
     config = parse_config(MINIMAL + "    checks: {bertscore_f1: {max_decrease: 0.1, significant: yes}}\n", "gate.yml",
-                          metrics=SCORERS)
+                          metrics=KINDS)
     assert config.suites["fb"].checks["bertscore_f1"].significant is True
 
 
@@ -237,8 +237,8 @@ def test_a_field_line_is_found_through_suite_names_with_dots():
 
 def test_a_metric_may_have_a_list_of_checks():
     config = parse_config(MINIMAL + "    checks:\n      bertscore_f1:\n        - {min: 0.8, warn: 0.85}\n"
-                          "        - {max_decrease: 0, significant: true, scope: suite}\n", "gate.yml", metrics=SCORERS)
-    checks = SCORERS["drift"].checks_for(config.suites["fb"])
+                          "        - {max_decrease: 0, significant: true, scope: suite}\n", "gate.yml", metrics=KINDS)
+    checks = KINDS["drift"].checks_for(config.suites["fb"])
     assert [(c.min, c.scope, c.significant) for c in checks["bertscore_f1"]] == [
         (0.8, "group", False), (None, "suite", True)]
 
@@ -247,7 +247,7 @@ def test_a_mistake_in_a_list_of_checks_names_its_entry_and_line():
     text = MINIMAL + ("    checks:\n      bertscore_f1:\n        - {min: 0.8}\n        - {max_decrease: -1}\n"
                       "      credit_drift_mean: {max: high}\n      coverage: []\n")
     with pytest.raises(ConfigError) as err:
-        parse_config(text, "gate.yml", metrics=SCORERS)
+        parse_config(text, "gate.yml", metrics=KINDS)
     problems = {p.field: p for p in err.value.problems}
     assert problems["suites.fb.checks.bertscore_f1.1.max_decrease"].line == 10
     assert problems["suites.fb.checks.credit_drift_mean.max"].line == 11  # a single check: no union member names
@@ -260,7 +260,7 @@ def test_an_impossible_check_in_a_list_is_located_at_its_entry():
     text = MINIMAL + ("    checks:\n      coverage:\n        - {min: 1.0}\n"
                       "        - {max_decrease: 0, significant: true}\n")
     with pytest.raises(ConfigError) as err:
-        parse_config(text, "gate.yml", metrics=SCORERS)
+        parse_config(text, "gate.yml", metrics=KINDS)
     [problem] = err.value.problems
     assert problem.field == "suites.fb.checks.coverage.1" and problem.line == 10
     assert "items determine" in problem.expected

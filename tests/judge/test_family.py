@@ -260,14 +260,14 @@ def test_deciding_a_decided_check_again_changes_nothing():
 def test_confidence_in_a_check_is_an_error_that_names_alpha(tmp_path):
     from gate.config.loader import load_config
     from gate.errors import ConfigError, ExitCode
-    from gate.scorers import SCORERS
+    from gate.kinds import KINDS
 
     path = tmp_path / "gate.yml"
     path.write_text("version: 1\nsuites:\n  fb:\n    kind: drift\n    baseline: base/*.json\n"
                     "    candidates: out.jsonl\n    checks:\n"
                     "      bertscore_f1: {max_decrease: 0.02, significant: true, confidence: 0.9}\n")
     with pytest.raises(ConfigError) as caught:
-        load_config(path, metrics=SCORERS)
+        load_config(path, metrics=KINDS)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     [problem] = caught.value.problems
     assert problem.line == 8 and problem.field == "suites.fb.checks.bertscore_f1"

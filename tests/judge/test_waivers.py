@@ -23,8 +23,8 @@ from gate.judge import (
     apply_waivers,
     judge_gate,
 )
+from gate.kinds import KINDS
 from gate.results import SuiteResult
-from gate.scorers import SCORERS
 
 TODAY = dt.date(2026, 11, 22)
 A, B = (("model", "a"),), (("model", "b"),)
@@ -162,7 +162,7 @@ waivers:
 def load(tmp_path, waivers: str):
     path = tmp_path / "gate.yml"
     path.write_text(GATE_YML + waivers)
-    return load_config(path, metrics=SCORERS), path
+    return load_config(path, metrics=KINDS), path
 
 
 def test_a_waiver_loads_from_gate_yml(tmp_path):
@@ -207,7 +207,7 @@ def test_a_waiver_beyond_max_waiver_days_is_a_located_error_listing_all_of_them(
     path = tmp_path / "gate.yml"
     path.write_text(GATE_YML + text)
     with pytest.raises(ConfigError) as caught:
-        load_config(path, metrics=SCORERS, today=TODAY)
+        load_config(path, metrics=KINDS, today=TODAY)
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     first, third = caught.value.problems
     assert (first.field, first.line, third.field, third.line) == ("waivers.0.expires", 8, "waivers.2.expires", 10)
@@ -220,10 +220,10 @@ def test_a_waiver_within_max_waiver_days_loads_and_the_horizon_is_configurable(t
     text = "  - {suite: fb, metric: bertscore_f1, reason: tuning, owner: '@ana', expires: 2027-02-20}\n"
     path = tmp_path / "gate.yml"
     path.write_text(GATE_YML + text)
-    assert load_config(path, metrics=SCORERS, today=TODAY).waivers[0].expires == dt.date(2027, 2, 20)
+    assert load_config(path, metrics=KINDS, today=TODAY).waivers[0].expires == dt.date(2027, 2, 20)
     path.write_text(GATE_YML + text + "max_waiver_days: 30\n")
     with pytest.raises(ConfigError) as caught:
-        load_config(path, metrics=SCORERS, today=TODAY)
+        load_config(path, metrics=KINDS, today=TODAY)
     assert "at most max_waiver_days (30)" in caught.value.problems[0].expected
 
 
@@ -231,7 +231,7 @@ def test_an_expired_waiver_is_not_a_config_error(tmp_path):
     path = tmp_path / "gate.yml"
     path.write_text(GATE_YML + "  - {suite: fb, metric: bertscore_f1, reason: done, owner: '@a', "
                                 "expires: 2020-01-01}\n")
-    assert load_config(path, metrics=SCORERS, today=TODAY).waivers[0].expires == dt.date(2020, 1, 1)
+    assert load_config(path, metrics=KINDS, today=TODAY).waivers[0].expires == dt.date(2020, 1, 1)
 
 
 def test_a_group_kept_from_failing_only_by_a_waiver_is_shown_waived_not_passed():

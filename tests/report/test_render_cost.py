@@ -6,8 +6,10 @@ from __future__ import annotations
 import gate.report.views as views
 from gate.config import ReportConfig
 from gate.judge import CheckVerdict
+from gate.kinds import KINDS
 from gate.report import context, fit_markdown, render_markdown, sizing
 from tests.report.verdict_fixtures import gate, group_check, judged, stability_result
+from tests.support.kinds import with_view
 
 RUN = context.RunInfo(generated_at="2026-11-22T10:00:00+00:00", output_dir="gate-report")
 CONFIG = ReportConfig(worst_items=5)
@@ -25,9 +27,8 @@ def big_gate():
 def test_each_suites_view_is_built_once_for_the_report_summary_and_comment(monkeypatch):
     verdict = big_gate()
     built = []
-    kind_view = views.VIEWS["stability"]
-    monkeypatch.setitem(views.VIEWS, "stability",
-                        lambda suite, n: built.append(suite.result.name) or kind_view(suite, n))
+    kind_view = KINDS["stability"].view
+    with_view(monkeypatch, "stability", lambda suite, n: built.append(suite.result.name) or kind_view(suite, n))
     full = render_markdown(verdict, RUN, CONFIG)
     fitted = [fit_markdown(verdict, RUN, CONFIG, {}, limit, "`report.md`")
               for limit in (sizing.GITHUB_TEXT_LIMIT - 1, sizing.GITHUB_TEXT_LIMIT - 2_000)]

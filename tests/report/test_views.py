@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from gate.config import UnmeasuredPolicy
 from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
+from gate.kinds import KINDS
 from gate.report import views
-from gate.report.kinds import VIEWS, drift, heuristic, rag, stability, stereotype
+from gate.report.kinds import drift, heuristic, rag, stability, stereotype
 from gate.results import GroupResult, SuiteResult
+from tests.support.kinds import with_view
 
 
 def test_every_kind_has_its_own_view():
-    assert VIEWS == {"drift": drift.build, "stereotype": stereotype.build, "stability": stability.build,
-                     "heuristic": heuristic.build, "rag": rag.build}
+    assert {kind: KINDS[kind].view for kind in KINDS} == {
+        "drift": drift.build, "stereotype": stereotype.build, "stability": stability.build,
+        "heuristic": heuristic.build, "rag": rag.build}
 
 
 def test_a_kind_without_a_view_of_its_own_gets_a_table_per_level(monkeypatch):
-    monkeypatch.delitem(VIEWS, "stability")
+    with_view(monkeypatch, "stability", None)
     cell = GroupResult("group", (("model", "a|b"), ("task", "qa")),
                        {"stability_coefficient": 0.81234, "questions": 12.0}, 12)
     model = GroupResult("model", (("model", "a|b"),), {"stability_coefficient": None}, 12)
@@ -34,6 +37,6 @@ def test_a_kind_without_a_view_of_its_own_gets_a_table_per_level(monkeypatch):
 
 
 def test_a_kind_without_groups_gets_no_tables(monkeypatch):
-    monkeypatch.delitem(VIEWS, "stability")
+    with_view(monkeypatch, "stability", None)
     result = SuiteResult("st", "stability", {}, (), (), ())
     assert views.build(SuiteVerdict(result, (), Verdict.PASS, UnmeasuredPolicy.WARN), 5) == {"tables": []}

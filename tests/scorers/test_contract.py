@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.config import SUITE_CONFIGS, GateConfig, known_kinds
+from gate.config import GateConfig, known_kinds, suite_configs
 from gate.judge import judge_suite
-from gate.report.kinds import VIEWS
+from gate.kinds import KINDS, get_kind
+from gate.kinds.base import ScoringContext
 from gate.results import ItemDetails, SuiteDetails, SuiteSettings
-from gate.scorers import SCORERS, get_scorer
-from gate.scorers.base import ScoringContext
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime
 
@@ -69,15 +68,15 @@ SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample, "stability"
 
 
 def test_every_config_kind_has_a_scorer_and_a_sample():
-    assert set(known_kinds()) == set(SCORERS) == set(SAMPLES)
-    for config_model in SUITE_CONFIGS:
+    assert set(known_kinds()) == set(KINDS) == set(SAMPLES)
+    for config_model in suite_configs():
         kind = config_model.model_fields["kind"].annotation.__args__[0]
-        assert get_scorer(kind).config_model is config_model
+        assert get_kind(kind).config_model is config_model
 
 
-@pytest.mark.parametrize("kind", sorted(SCORERS))
+@pytest.mark.parametrize("kind", sorted(KINDS))
 def test_scorer_contract(kind, tmp_path):
-    scorer = SCORERS[kind]
+    scorer = KINDS[kind]
     assert scorer.group_fields, "the primary level needs key fields"
     assert set(scorer.default_checks) <= set(scorer.metrics)
     assert all(c.scope in ("group", *scorer.levels, "suite") for c in scorer.default_checks.values())
@@ -119,4 +118,4 @@ def test_scorer_contract(kind, tmp_path):
     assert isinstance(result.details.settings, SuiteSettings) and type(result.details.settings) is not SuiteSettings
     assert all(isinstance(item.details, ItemDetails) and type(item.details) is not ItemDetails for item in result.items)
     assert json.loads(json.dumps(result.settings_json())) == result.settings_json()  # report.json's `settings`
-    VIEWS[kind](verdict, 3)  # the kind's view reads its own scorer's details
+    scorer.view(verdict, 3)  # the kind's view reads its own scorer's details

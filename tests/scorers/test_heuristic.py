@@ -11,10 +11,10 @@ import pytest
 from gate.config import ExpectedResponses, GateConfig, HeuristicSuiteConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError
+from gate.kinds import KINDS
+from gate.kinds.base import ScoringContext
 from gate.records.heuristic import load_heuristic
 from gate.rubric import load_rubric
-from gate.scorers import SCORERS
-from gate.scorers.base import ScoringContext
 from gate.scorers.heuristic import Slot, score_heuristic
 from gate.scorers.heuristic.rules import score_response
 from tests.support.fake_runtime import FakeRuntime
@@ -167,7 +167,7 @@ def test_a_custom_rubric_scores_and_its_metrics_can_be_checked(tmp_path):
     scored = score_response(rubric, "summary", "One. Two. Three.", "S1")
     assert scored.metrics == {"brevity": 8.0, "clarity": 7.0} and scored.final_score == 7.5
     config = parse_config("version: 1\nsuites:\n  h:\n    kind: heuristic\n    records: r.jsonl\n"
-                          "    rubric: rubric.yml\n    checks:\n      brevity_mean: {min: 6}\n", metrics=SCORERS)
+                          "    rubric: rubric.yml\n    checks:\n      brevity_mean: {min: 6}\n", metrics=KINDS)
     assert config.suites["h"].checks["brevity_mean"].min == 6
 
 

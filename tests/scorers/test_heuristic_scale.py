@@ -5,9 +5,9 @@ count their own equality tests. Before, every group scanned every record (groups
 from __future__ import annotations
 
 from gate.config import GateConfig, HeuristicSuiteConfig
+from gate.kinds.base import ScoringContext
 from gate.records.heuristic import HeuristicData, HeuristicRecord
 from gate.rubric import load_rubric
-from gate.scorers.base import ScoringContext
 from gate.scorers.heuristic import score_heuristic
 from tests.support.fake_runtime import FakeRuntime
 

@@ -1,5 +1,5 @@
 """Every group metric recomputed from its items: a significance test resamples items and recomputes the metric
-(`Scorer.statistic`), so each kind's statistic must reproduce the scorer's own group values exactly. The scorers
+(`Kind.statistic`), so each kind's statistic must reproduce the scorer's own group values exactly. The scorers
 run on small scripted inputs; each group's metrics are recomputed from the rows of all its items' values."""
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from gate.config import (
 )
 from gate.config.loader import parse_config
 from gate.errors import ConfigError
+from gate.kinds import KINDS
+from gate.kinds.base import ScoringContext
 from gate.records.drift import load_drift
 from gate.records.heuristic import load_heuristic
 from gate.records.stability import load_stability
 from gate.records.stereotype import load_stereotype
-from gate.scorers import SCORERS
-from gate.scorers.base import ScoringContext
 from gate.scorers.drift import score_drift
 from gate.scorers.heuristic import score_heuristic
 from gate.scorers.item_statistics import sample_std
@@ -47,7 +47,7 @@ def rows_of(items, columns: tuple[str, ...]) -> np.ndarray:
 def assert_recomputed(kind: str, suite, result, levels: tuple[str, ...], none: set[str], belongs=None) -> int:
     """Each metric of each group at `levels` is its statistic of the group's items (rtol 1e-9), and every metric
     outside `none` has one. Returns how many values were checked."""
-    scorer = SCORERS[kind]
+    scorer = KINDS[kind]
     columns = tuple(dict.fromkeys(c for i in result.items for c, v in i.values.items()
                                   if isinstance(v, (int, float)) or v is None))
     checked = 0
@@ -104,10 +104,10 @@ def test_item_mode_pools_the_positional_differences_not_the_item_means(tmp_path)
     suite, result = score_drift_run(tmp_path, CreditDriftMode.ITEM)
     items = [i for i in result.items if dict(i.key)["exercise"] == "1" and dict(i.key)["model"] == "good"
              and dict(i.key)["submission"] in "123"]
-    statistic = SCORERS["drift"].statistic(suite, "credit_drift_mean", tuple(items[0].values))
+    statistic = KINDS["drift"].statistic(suite, "credit_drift_mean", tuple(items[0].values))
     pooled = [0.0, 0.5, 2.0, 0.0, 1.0, 0.0]
     assert statistic(rows_of(items, statistic.columns)) == pytest.approx(np.mean(pooled), rel=1e-12)
-    std = SCORERS["drift"].statistic(suite, "credit_drift_std", tuple(items[0].values))
+    std = KINDS["drift"].statistic(suite, "credit_drift_std", tuple(items[0].values))
     assert std(rows_of(items, std.columns)) == pytest.approx(np.std(pooled), rel=1e-12)
     assert "credit_drift_count" not in result.item_columns  # items.csv is unchanged; snapshots keep the values
     assert items[0].values["credit_drift_count"] == 2.0
@@ -204,7 +204,7 @@ SUITES = {"drift": "    baseline: b/*.json\n    candidates: c/*.jsonl\n",
 ])
 def test_significance_on_a_metric_the_items_determine_loads(suite, metric):
     text = _yml(suite.split("-")[0], SUITES[suite], f"{metric}: {{max_increase: 0.1, significant: true}}")
-    assert parse_config(text, metrics=SCORERS).suites["s"].checks[metric].significant
+    assert parse_config(text, metrics=KINDS).suites["s"].checks[metric].significant
 
 
 @pytest.mark.parametrize("suite, metric", [
@@ -214,7 +214,7 @@ def test_significance_on_a_metric_the_items_determine_loads(suite, metric):
 def test_significance_on_a_metric_the_items_do_not_determine_is_a_located_error(suite, metric):
     text = _yml(suite, SUITES[suite], f"{metric}: {{max_decrease: 0.1, significant: true}}")
     with pytest.raises(ConfigError) as caught:
-        parse_config(text, "gate.yml", metrics=SCORERS)
+        parse_config(text, "gate.yml", metrics=KINDS)
     [problem] = caught.value.problems
     line = 4 + SUITES[suite].count("\n") + 2  # version, suites, s, kind, the suite's lines, checks, the check
     assert (problem.file, problem.line, problem.field) == ("gate.yml", line, f"suites.s.checks.{metric}")
@@ -227,4 +227,4 @@ def test_a_rubric_file_leaves_significance_to_the_inputs():
     """Its metrics (and item columns) are only known from the rubric file, read with the inputs."""
     text = _yml("heuristic", "    records: r.jsonl\n    rubric: mine.yml\n",
                 "tone_median: {max_decrease: 0.5, significant: true}")
-    assert parse_config(text, metrics=SCORERS).suites["s"].checks["tone_median"].significant
+    assert parse_config(text, metrics=KINDS).suites["s"].checks["tone_median"].significant

@@ -11,8 +11,8 @@ import pytest
 
 from gate.config import DriftSuiteConfig, GateConfig
 from gate.errors import InputError
+from gate.kinds.base import ScoringContext
 from gate.records.drift import load_drift
-from gate.scorers.base import ScoringContext
 from gate.scorers.drift import DRIFT, ITEM_COLUMNS, score_drift
 from gate.scorers.samples import collapse
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise

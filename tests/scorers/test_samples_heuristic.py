@@ -10,8 +10,8 @@ import pytest
 
 from gate.config import ExpectedResponses, GateConfig, HeuristicSuiteConfig
 from gate.errors import InputError
+from gate.kinds.base import ScoringContext
 from gate.records.heuristic import load_heuristic
-from gate.scorers.base import ScoringContext
 from gate.scorers.heuristic import HEURISTIC, score_heuristic
 from gate.scorers.heuristic.rules import score_response
 from gate.scorers.samples import collapse

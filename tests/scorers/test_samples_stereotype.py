@@ -12,8 +12,8 @@ from scipy import stats
 
 from gate.config import GateConfig, StereotypeSuiteConfig
 from gate.errors import InputError
+from gate.kinds.base import ScoringContext
 from gate.records.stereotype import load_stereotype
-from gate.scorers.base import ScoringContext
 from gate.scorers.samples import collapse
 from gate.scorers.stereotype import ITEM_COLUMNS, STEREOTYPE, score_stereotype
 from tests.support.fake_runtime import FakeRuntime

@@ -10,8 +10,8 @@ import pytest
 
 from gate.config import AnswerProbability, GateConfig, StabilitySuiteConfig
 from gate.errors import InputError
+from gate.kinds.base import ScoringContext
 from gate.records.stability import StabilityRecord, load_stability
-from gate.scorers.base import ScoringContext
 from gate.scorers.stability import response_probability, score_stability
 from gate.similarity import off_diagonal_mean
 from tests.support.fake_runtime import FakeRuntime

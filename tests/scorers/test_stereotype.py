@@ -11,8 +11,8 @@ from scipy import stats
 from gate.config import CheckConfig, GateConfig, StereotypeSuiteConfig, UnmeasuredPolicy
 from gate.errors import ConfigError, InputError
 from gate.judge import CheckVerdict, judge_suite
+from gate.kinds.base import ScoringContext
 from gate.records.stereotype import load_stereotype
-from gate.scorers.base import ScoringContext
 from gate.scorers.stereotype import mentions, score_stereotype, stereotype_label
 from tests.support.fake_runtime import FakeRuntime
 

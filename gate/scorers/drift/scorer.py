@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from gate.config import CheckConfig, DriftSuiteConfig
 from gate.io import paths
+from gate.kinds.base import Kind, ScoringContext
 from gate.records.drift import DriftData, Exercise, feedback_text, load_drift
 from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
 from gate.runtime.api import BertScoreSpec
-from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.drift.groups import aggregate, group_results
 from gate.scorers.drift.submissions import Scored, baseline_of, columns_of, credit_differences, item_key, to_item
 from gate.scorers.item_statistics import drift_columns, drift_statistic
@@ -143,7 +143,7 @@ def _exercise_facts(exercise: Exercise) -> ExerciseFacts:
                          oldest_baseline_at=stamps[0] if stamps else None, submissions=len(exercise.submissions))
 
 
-DRIFT = Scorer(
+DRIFT = Kind(
     kind="drift",
     config_model=DriftSuiteConfig,
     metrics=METRICS,

@@ -15,9 +15,9 @@ from typing import Any
 from gate import io
 from gate.config import CheckConfig, HeuristicSuiteConfig
 from gate.config.base import CheckProblem
+from gate.kinds.base import KnownMetrics
 from gate.results import Direction, MetricSpec
 from gate.rubric import DEFAULT_RUBRIC, RUBRICS, STATS
-from gate.scorers.base import KnownMetrics
 
 STAT_PATTERN = re.compile(rf"^[a-z][a-z0-9_]*_({'|'.join(STATS)})$")
 

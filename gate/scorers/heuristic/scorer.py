@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.config import HeuristicSuiteConfig
+from gate.kinds.base import Kind, ScoringContext
 from gate.records.heuristic import HeuristicData, load_heuristic
 from gate.records.samples import sample_columns, sample_key
 from gate.results import GroupResult, Item, ItemDetails, Key, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
 from gate.rubric import Rubric
-from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.heuristic.catalogue import (
     DEFAULT_CHECKS,
     METRICS,
@@ -145,7 +145,7 @@ def _rubric_hash(rubric: Rubric) -> str:
     return "sha256:" + hashlib.sha256(repr(rubric).encode()).hexdigest()[:16]  # frozen models: a stable repr
 
 
-HEURISTIC = Scorer(
+HEURISTIC = Kind(
     kind="heuristic",
     config_model=HeuristicSuiteConfig,
     metrics=METRICS,

@@ -21,6 +21,7 @@ import numpy as np
 import gate.scorers.rag.compare as rag_compare
 import gate.scorers.rag.summary as rag_summary
 from gate.config import CheckConfig, RagSuiteConfig
+from gate.kinds.base import Kind, ScoringContext
 from gate.records.rag import RagData, RagRecord, load_rag, system_of
 from gate.records.samples import sample_columns, sample_key
 from gate.results import (
@@ -36,7 +37,6 @@ from gate.results import (
     Unmeasured,
 )
 from gate.runtime.api import Embeddings
-from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.rag.checks import check_problem, per_query_metrics
 from gate.scorers.rag.generation import BLEU_STATISTICS, bleu_values, corpus_bleu, generation_metrics, texts_to_embed
 from gate.scorers.rag.grader import BUDGET_EXHAUSTED, GraderItem
@@ -286,7 +286,7 @@ def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -
                 details=RagItemDetails(record.actual_answer, record.expected_answer or "", which))
 
 
-RAG = Scorer(
+RAG = Kind(
     kind="rag", config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
     levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag, plan=plan_rag,
     model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,

@@ -11,7 +11,7 @@ Each reproduces `scorer._system` / `summary` from the rows of all the system's q
   `reciprocal_rank`, recall_at_k at the largest k, bleu as above, a judge criterion left out like the scorer
   does when more than `max_unscored` of its queries went unscored); a component with no value is left out
   and the other weights rescale.
-The means (mrr, k-metrics, sentence_bleu, judge_*) are `Scorer.item_column`'s. None: `queries` (a count),
+The means (mrr, k-metrics, sentence_bleu, judge_*) are `Kind.item_column`'s. None: `queries` (a count),
 the comparison metrics (`delta_*`, regressions, improvements: two systems, not one group's items), and the
 grade, which is a letter in the system's summary, not a metric.
 """

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.config import CheckConfig, StereotypeSuiteConfig
+from gate.kinds.base import Kind, ScoringContext
 from gate.records.samples import sample_columns
 from gate.records.stereotype import StereotypeData, load_stereotype
 from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings
-from gate.scorers.base import Scorer, ScoringContext
 from gate.scorers.item_statistics import stereotype_statistic
 from gate.scorers.stereotype.groups import aggregate, group_results
 from gate.scorers.stereotype.labels import mentions, stereotype_label
@@ -109,7 +109,7 @@ def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeDa
     )
 
 
-STEREOTYPE = Scorer(
+STEREOTYPE = Kind(
     kind="stereotype",
     config_model=StereotypeSuiteConfig,
     metrics=METRICS,

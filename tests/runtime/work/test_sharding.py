@@ -175,14 +175,14 @@ def test_store_survives_a_round_trip(plain, tmp_path):
 def test_a_scorers_plan_asks_exactly_what_its_scoring_asks(example, plain, embedding_metrics):
     """The planning pass takes a scorer's cheap `plan` where it has one (RAG): its requests must be scoring's, in
     order, or the run would find a result missing from the store."""
+    from gate.kinds import get_kind
     from gate.runtime.facade import recorder
-    from gate.scorers import get_scorer
     from gate.steps.suites import ask, score
 
     config, base, loaded = example
     suites = [replace(s, config=s.config.model_copy(update={"embedding_metrics": embedding_metrics}))
               if s.config.kind == "rag" else s for s in loaded]
-    assert any(get_scorer(s.config.kind).plan for s in suites)
+    assert any(get_kind(s.config.kind).plan for s in suites)
     labels = StoreRuntime(plain[0]).classifier_labels
     planned, scored = recorder(labels), recorder(labels)
     ask(suites, config, planned, base)

@@ -12,8 +12,8 @@ from rouge_score import rouge_scorer
 
 from gate.config import GateConfig, RagSuiteConfig, Significance, Targets
 from gate.errors import InputError
+from gate.kinds.base import ScoringContext
 from gate.records.rag import RagRecord, load_rag
-from gate.scorers.base import ScoringContext
 from gate.scorers.rag import score_rag
 from gate.scorers.rag import summary as rag_summary
 from gate.scorers.rag.generation import generation_metrics, sentences

@@ -14,9 +14,9 @@ import sacrebleu
 from gate.config import GateConfig, GraderConfig, RagSuiteConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError
+from gate.kinds import KINDS
+from gate.kinds.base import ScoringContext
 from gate.records.rag import load_rag
-from gate.scorers import SCORERS
-from gate.scorers.base import ScoringContext
 from gate.scorers.rag import score_rag
 from gate.scorers.rag import summary as rag_summary
 from gate.scorers.rag.generation import BLEU_STATISTICS, bleu_statistics
@@ -151,7 +151,7 @@ def test_items_of_a_system_resampled_recompute_the_figures_each_time(tmp_path):
     rng = np.random.default_rng(0)
     draws = rng.integers(0, len(items), size=(6, len(items)))
     for metric in ("bleu", "overall_score", "latency_p95", "throughput_qps"):
-        statistic = SCORERS["rag"].statistic(suite, metric, tuple(items[0].values))
+        statistic = KINDS["rag"].statistic(suite, metric, tuple(items[0].values))
         rows = rows_of(items, statistic.columns) if len(statistic.columns) > 1 else \
             np.array([[float(i.values[statistic.columns[0]])] for i in items])
         together = statistic.compute(rows[draws])
@@ -165,13 +165,13 @@ RAG = "version: 1\nsuites:\n  r:\n    kind: rag\n    records: c.jsonl\n    basel
 
 @pytest.mark.parametrize("metric", ["bleu", "overall_score", "latency_p95", "throughput_qps", "cost_per_query"])
 def test_significance_on_system_figures_loads(metric):
-    config = parse_config(RAG + f"      {metric}: {{max_decrease: 0.05, significant: true}}\n", metrics=SCORERS)
+    config = parse_config(RAG + f"      {metric}: {{max_decrease: 0.05, significant: true}}\n", metrics=KINDS)
     assert config.suites["r"].checks[metric].significant
 
 
 def test_significance_on_the_query_count_is_a_located_error():
     with pytest.raises(ConfigError) as caught:
-        parse_config(RAG + "      queries: {max_decrease: 1, significant: true}\n", "gate.yml", metrics=SCORERS)
+        parse_config(RAG + "      queries: {max_decrease: 1, significant: true}\n", "gate.yml", metrics=KINDS)
     [problem] = caught.value.problems
     assert (problem.line, problem.field) == (8, "suites.r.checks.queries")
     assert "a metric the items determine" in problem.expected and problem.fix.startswith("drop `significant: true`")

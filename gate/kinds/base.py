@@ -1,9 +1,10 @@
-"""The contract every suite kind implements (a test runs it over every registered scorer).
+"""The contract every suite kind implements (a test runs it over every registered kind).
 
-A scorer is a `Scorer[ConfigT, RecordsT]`: `load` turns the suite's config model (`ConfigT`, e.g.
-`DriftSuiteConfig`) into its typed records (`RecordsT`, e.g. `DriftData`), and `score` measures those records.
-The type parameters are inferred from the functions a kind registers, so a type checker catches a `score`
-that expects another kind's records; the registry in `gate.scorers` holds them as `Scorer[Any, Any]`.
+A kind is a `Kind[ConfigT, RecordsT]`: `load` turns the suite's config model (`ConfigT`, a `SuiteBase`
+subclass with `kind: Literal["<its name>"]`) into its typed records (`RecordsT`), `score` measures those
+records, and `view` turns the judged suite into what its templates (in `templates`) show. The type parameters
+are inferred from the functions a kind registers, so a type checker catches a `score` that expects another
+kind's records; the registry (`gate.kinds.KINDS`) holds them as `Kind[Any, Any]`.
 """
 
 from __future__ import annotations
@@ -12,24 +13,23 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
 from gate.config import CheckConfig, GateConfig, GraderConfig, SuiteBase
 from gate.config.base import CheckProblem
 from gate.config.located import suggest
+from gate.judge import SuiteVerdict
 from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
 from gate.stats import ItemStatistic
 from gate.stats import statistics as item_statistics
 
-if TYPE_CHECKING:  # the RAG scorer's package imports this module; only the type checker follows these
-    from gate.scorers.rag.grader import GraderItem, GraderRun
-
 # The LLM grader of the RAG suites: (the suite's `judge:` settings, its items) -> their scores. It does network
 # I/O (`gate.scorers.rag.grader_client.run_grader`, the API key bound by the command), so it is handed in.
-Grader = Callable[[GraderConfig, "Sequence[GraderItem]"], "GraderRun"]
+# A kind that grades calls it with its own item and run types (the RAG kind's `GraderItem`, `GraderRun`).
+Grader = Callable[[GraderConfig, Sequence[Any]], Any]
 
 ConfigT = TypeVar("ConfigT", bound=SuiteBase)  # the kind's suite config model
 RecordsT = TypeVar("RecordsT")  # the kind's typed records, what `load` returns and `score` reads
@@ -54,7 +54,7 @@ class KnownMetrics:
 
 
 @dataclass(frozen=True)
-class Scorer(Generic[ConfigT, RecordsT]):
+class Kind(Generic[ConfigT, RecordsT]):
     kind: str
     config_model: type[ConfigT]
     metrics: Mapping[str, MetricSpec]
@@ -86,6 +86,12 @@ class Scorer(Generic[ConfigT, RecordsT]):
     # of one item column (percentiles, spreads, rates of a boolean column, corpus BLEU, a weighted score): what a
     # significance test recomputes on resampled items. Means are found through `item_means` / `item_column`.
     item_statistic: Callable[[ConfigT, str], ItemStatistic | None] | None = None
+    # (judged suite, how many worst items to show) -> the escaped, formatted values its templates show; None:
+    # the generic view of `gate.report.views`
+    view: Callable[[SuiteVerdict, int], dict[str, Any]] | None = None
+    # The directory holding its templates, named `<kind>.md.j2` (under the suite's heading) and
+    # `<kind>.details.md.j2` (in the details); None: the bundled ones (`templates/suites/`), else the generic ones
+    templates: Path | None = None
 
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
         """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be

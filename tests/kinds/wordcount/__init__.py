@@ -1,0 +1,88 @@
+"""A suite kind defined outside the package, as a third party would write one: words per response.
+
+Everything the kind is lives in this folder (config model, record loading, scorer, view, templates); it is
+registered through the `llm_quality_gate.kinds` entry point group (tests/kinds/test_plugin.py installs a
+`*.dist-info` naming `wordcount = tests.kinds.wordcount:KIND`). docs/kinds.md walks through it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from gate.config import CheckConfig, SuiteBase
+from gate.errors import InputError, Problem
+from gate.judge import SuiteVerdict
+from gate.kinds import Kind, ScoringContext
+from gate.report.escape import inert
+from gate.results import Direction, GroupResult, Item, MetricSpec, SuiteResult
+
+
+class WordcountSuiteConfig(SuiteBase):
+    """Words per response: a length budget for a model's answers."""
+
+    kind: Literal["wordcount"]
+    records: str = Field(description="A JSONL file of {model, response} records, relative to gate.yml.")
+    max_words: int = Field(100, gt=0, description="A response longer than this counts as too long.")
+
+
+@dataclass(frozen=True)
+class Response:
+    model: str
+    response: str
+
+
+def load(name: str, suite: WordcountSuiteConfig, base_dir: Path) -> list[Response]:
+    path = base_dir / suite.records
+    rows, problems = [], []
+    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        record = json.loads(text)
+        missing = [f for f in ("model", "response") if not isinstance(record.get(f), str)]
+        problems += [Problem(file=suite.records, line=line, field=f, expected="a string") for f in missing]
+        if not missing:
+            rows.append(Response(record["model"], record["response"]))
+    if problems:
+        raise InputError(f"suite {name!r}: invalid records", problems)
+    return rows
+
+
+def score(name: str, suite: WordcountSuiteConfig, data: list[Response], context: ScoringContext) -> SuiteResult:
+    items = tuple(Item((("model", r.model), ("index", str(i))),
+                       {"words": float(len(r.response.split())),
+                        "too_long": float(len(r.response.split()) > suite.max_words)})
+                  for i, r in enumerate(data))
+    groups = []
+    for model in sorted({r.model for r in data}):
+        mine = [i for i in items if dict(i.key)["model"] == model]
+        groups.append(GroupResult("group", (("model", model),), {
+            "words_mean": sum(i.values["words"] for i in mine) / len(mine),
+            "too_long_rate": sum(i.values["too_long"] for i in mine) / len(mine)}, len(mine)))
+    suite_metrics = {"words_mean": sum(i.values["words"] for i in items) / len(items),
+                     "too_long_rate": sum(i.values["too_long"] for i in items) / len(items)}
+    return SuiteResult(name, "wordcount", suite_metrics, tuple(groups), items, ("model", "index", "words", "too_long"),
+                       fingerprint={"counter": "str.split"})
+
+
+def view(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
+    return {"rows": [(inert(dict(g.key)["model"]), f"{g.metrics['words_mean']:.1f}")
+                     for g in suite.result.groups_at("group")]}
+
+
+KIND = Kind(
+    kind="wordcount",
+    config_model=WordcountSuiteConfig,
+    metrics={"words_mean": MetricSpec("words_mean", Direction.LOWER_IS_BETTER, "Mean words per response.", ".1f"),
+             "too_long_rate": MetricSpec("too_long_rate", Direction.LOWER_IS_BETTER,
+                                         "Share of responses over `max_words`.", ".1%")},
+    group_fields=("model",),
+    levels=(),
+    default_checks={"too_long_rate": CheckConfig(max=0.1)},
+    load=load,
+    score=score,
+    view=view,
+    templates=Path(__file__).parent / "templates",
+)
