@@ -132,7 +132,7 @@ def as_workflow(block: object) -> dict | None:
 def test_every_yaml_block_is_valid(tmp_path):
     from pydantic import TypeAdapter
 
-    from gate.rubric import Rule
+    from gate.kinds.heuristic.rubric import Rule
 
     workflows, unclassified = [], []
     for block in yaml_blocks():

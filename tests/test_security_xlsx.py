@@ -70,12 +70,13 @@ def test_control_characters_do_not_crash_the_export(tmp_path):
 
 def test_records_xlsx_of_a_heuristic_suite_has_no_formula(tmp_path):
     """Hostile model names, prompt ids, prompts and responses, on all four sheets of records.xlsx."""
-    from gate.config import GateConfig, HeuristicSuiteConfig, ReportConfig, UnmeasuredPolicy
+    from gate.config import GateConfig, ReportConfig, UnmeasuredPolicy
     from gate.judge import judge_gate, judge_suite
     from gate.kinds.base import ScoringContext
-    from gate.records.heuristic import load_heuristic
+    from gate.kinds.heuristic import DEFAULT_CHECKS, score_heuristic
+    from gate.kinds.heuristic.config import HeuristicSuiteConfig
+    from gate.kinds.heuristic.records import load_heuristic
     from gate.report import context, write
-    from gate.scorers.heuristic import DEFAULT_CHECKS, score_heuristic
     from tests.support.fake_runtime import FakeRuntime
 
     rows = [{"model": model, "category": "coding", "prompt_id": "C01", "prompt": HOSTILE[3], "response": model}

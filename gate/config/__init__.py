@@ -8,8 +8,9 @@ kind. `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors beco
 `load_config` from `gate.config.loader` itself; it checks the metric names of `checks:` against the catalogue
 its caller passes in (`gate.run.read_config` passes the scorers'), so config imports no scorer.
 `endpoints` and `grader_access` decide where the RAG suite's LLM grader may send its API key: the workflow's
-allow-list, never gate.yml's. A new suite kind adds its model to `suites` (or a module of its own) and to
-the `SuiteConfig` union in `gate` (`SUITE_CONFIGS` is read from it); a new top-level section of gate.yml goes
+allow-list, never gate.yml's. A suite kind's model lives in its own folder (`gate.kinds`) and joins the
+`SuiteConfig` union of `gate` by registering (`registered`: the `llm_quality_gate.kinds` entry points,
+`suite_configs()` lists them); a new top-level section of gate.yml goes
 into `gate`. Models are imported from here.
 """
 
@@ -36,8 +37,6 @@ from gate.config.suites import (
     AnswerProbability,
     CreditDriftMode,
     DriftSuiteConfig,
-    ExpectedResponses,
-    HeuristicSuiteConfig,
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
@@ -45,9 +44,9 @@ from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePoli
 
 __all__ = [
     "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
-    "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "ExpectedResponses",
-    "GateChangesPolicy", "GateConfig",
-    "Globs", "GraderAccess", "GraderConfig", "HeuristicSuiteConfig", "HistoryConfig", "InconclusivePolicy",
+    "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "GateChangesPolicy",
+    "GateConfig",
+    "Globs", "GraderAccess", "GraderConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
     "Significance", "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
     "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",

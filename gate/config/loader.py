@@ -145,7 +145,7 @@ def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue
         checks = suite.get("checks") if scorer is not None else None
         if scorer is None or not isinstance(checks, dict):
             continue
-        exact = scorer.metrics_of(suite) if scorer.metrics_of else None  # a heuristic suite's packaged rubric
+        exact = scorer.metrics_of(suite) if scorer.metrics_of else None  # e.g. a packaged rubric
         levels = ("group", *scorer.levels, "suite")
         for metric, given in checks.items():
             if not isinstance(metric, str):

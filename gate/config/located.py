@@ -1,6 +1,6 @@
 """YAML files validated into pydantic models, with every problem located by line and field.
 
-Shared by gate.yml (`gate.config.loader`) and rubric files (`gate.rubric`): YAML syntax errors,
+Shared by gate.yml (`gate.config.loader`) and the YAML files a kind reads (rubrics): YAML syntax errors,
 duplicate keys (which PyYAML would silently merge) and pydantic errors all become `Problem`s naming
 the file, the line, the field path, what was expected, what was found and how to fix it.
 """

@@ -6,7 +6,7 @@ wrote the report outside the workspace, a committed symlink `.gate-cache -> ~/.s
 there. So `load_config` checks all of them (`gate.io.paths`: symlinks followed, a path that does not exist
 yet through its deepest existing ancestor) before any command writes anything, and reports every escaping
 path at once, located in gate.yml. The suites' own inputs, rubric files and model directories are confined
-where they are read (`gate.io.read`, `gate.rubric`, `gate.runtime.engines.models`).
+where they are read (`gate.io.read`, a kind's own files such as rubrics, `gate.runtime.engines.models`).
 
 Relative paths keep their meaning: `report.output_dir`, `runtime.cache_dir` and `report.templates_dir` are
 relative to the working directory, so they may also lie inside it (the workflow chose it, not gate.yml);

@@ -1,13 +1,13 @@
-"""One config model per suite kind (DESIGN.md §3); `gate.scorers` registers a scorer for each."""
+"""The config models of the built-in kinds not yet in their own folders (`gate/kinds/<kind>/config.py`)."""
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from gate.config.base import Globs, StrictModel, SuiteBase
+from gate.config.base import Globs, SuiteBase
 from gate.config.runtime import BertScoreModelConfig
 
 
@@ -62,21 +62,3 @@ class StabilitySuiteConfig(SuiteBase):
         None, description="Overrides `models.embedding` (the seed used sentence-transformers/paraphrase-MiniLM-L6-v2).")
     answer_probability: AnswerProbability = Field(
         AnswerProbability.GEOMETRIC, description="P from token_logprobs when a record gives no answer_probability.")
-
-
-class ExpectedResponses(StrictModel):
-    """The response matrix a heuristic evaluation should have (the seed's 3 x 2 x 30 = 180)."""
-
-    models: list[str] | None = Field(None, description="Models that must answer (default: those found).")
-    prompts: dict[str, Annotated[int, Field(gt=0)] | list[str]] | None = Field(
-        None, description="Per category: the prompt ids, or how many prompts (default: the ids found).")
-
-
-class HeuristicSuiteConfig(SuiteBase):
-    """Seed heuristic-rubric: rule-based scores of coding and paraphrasing responses."""
-
-    kind: Literal["heuristic"]
-    records: Globs = Field(description="Responses: JSON, JSONL, CSV or XLSX (globs).")
-    rubric: str | None = Field(None, description="A packaged rubric (seed-v1) or a rubric YAML file.")
-    models: list[str] | None = Field(None, description="Only score these models.")
-    expected: ExpectedResponses = Field(default_factory=ExpectedResponses)

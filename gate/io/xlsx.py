@@ -1,7 +1,7 @@
 """A minimal SpreadsheetML (.xlsx) writer: plain values in, a workbook Excel and openpyxl read, out.
 
 Why not openpyxl's own writer: it builds a cell object per value and an element per cell, ~25 µs a cell, and a
-heuristic suite's records.xlsx at 10,000 groups holds ~0.8 M cells (20 s of a 30 s report). This writes each
+suite's records.xlsx (a rubric suite) at 10,000 groups holds ~0.8 M cells (20 s of a 30 s report). This writes each
 sheet's XML as text straight into the zip (~1 µs a cell). What it writes is the subset the gate needs:
 
 - every string as an inline string (`t="inlineStr"`): text, never a formula (`<f>` is never written), whatever

@@ -10,7 +10,7 @@ kind's records; the registry (`gate.kinds.KINDS`) holds them as `Kind[Any, Any]`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -45,7 +45,7 @@ class ScoringContext:
 
 @dataclass(frozen=True)
 class KnownMetrics:
-    """The exact metrics a suite may check, where its config entry alone tells (a heuristic suite on a packaged
+    """The exact metrics a suite may check, where its config entry alone tells (a suite on a packaged
     rubric): gate.yml's loader then reports a typo with the schema errors instead of after reading the inputs."""
 
     owner: str  # what defines them, for the message: "rubric seed-v1"
@@ -92,6 +92,16 @@ class Kind(Generic[ConfigT, RecordsT]):
     # The directory holding its templates, named `<kind>.md.j2` (under the suite's heading) and
     # `<kind>.details.md.j2` (in the details); None: the bundled ones (`templates/suites/`), else the generic ones
     templates: Path | None = None
+    # (judged suite, its output directory, the run's day) -> the files written there in its seed's own formats
+    exports: Callable[[SuiteVerdict, Path, str], list[Path]] | None = None
+    # The suite metrics the dashboard charts first (then the checked ones), and the item value whose distribution
+    # it draws with that value's range (None: unbounded)
+    charts: tuple[str, ...] = ()
+    distribution: tuple[str, tuple[float, float] | None] | None = None
+    # The metrics `llm-gate calibrate` proposes checks for by default: the ones a user gates on, not the whole
+    # catalogue (each proposed check spends false-alarm budget); `calibrated` adds what only the reports name
+    calibration_metrics: tuple[str, ...] = ()
+    calibrated: Callable[[Collection[str]], tuple[str, ...]] | None = None
 
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
         """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be
@@ -105,7 +115,7 @@ class Kind(Generic[ConfigT, RecordsT]):
         if problem or not (parsed.significant and parsed.relative and self.item_columns_of):
             return problem
         if self.metrics_of is not None and self.metrics_of(entry) is None:
-            return None  # only the suite's inputs tell its metrics, and so its columns (a heuristic rubric file)
+            return None  # only the suite's inputs tell its metrics, and so its columns (a rubric file)
         columns = self.item_columns_of(suite)
         if self.statistic(suite, metric, columns) is not None:
             return None

@@ -33,12 +33,6 @@ from gate.results import key_label
 from gate.scorers.rag import RagDetails, Row
 
 MAX_ITEMS = 20_000  # per suite; beyond this a seeded sample (the page says so)
-CHART_METRICS = {"drift": ("bertscore_f1", "credit_drift_mean"), "stereotype": ("drift_score_mean",
-                 "significant_drift_rate"), "stability": ("stability_coefficient",), "heuristic": ("final_score_mean",),
-                 "rag": ("overall_score", "mrr", "faithfulness")}
-DISTRIBUTIONS = {"drift": ("bertscore_f1", (0.0, 1.0)), "stereotype": ("drift_drift_score", (0.0, 1.0)),
-                 "stability": ("stability_coefficient", None), "heuristic": ("final_score", (0.0, 10.0)),
-                 "rag": ("rouge_l", (0.0, 1.0))}
 SERIES_FIELDS = ("model", "system")
 MAX_BARS = 400  # groups (bars) one 720-px chart can show, ~1.5 px each
 COMPARED = ("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy", "overall_score")
@@ -155,7 +149,7 @@ def _bar_charts(suite: SuiteVerdict) -> tuple[list[str], str | None]:
                     "tables below list every group, sortable.")
     checked = [c.metric for c in suite.checks if c.scope == "group"]
     out: list[str] = []
-    for metric in dict.fromkeys([*CHART_METRICS.get(result.kind, ()), *checked]):
+    for metric in dict.fromkeys([*get_kind(result.kind).charts, *checked]):
         if len(out) == 3 or not any(g.metrics.get(metric) is not None for g in groups):
             continue
         clusters: dict[str, list[tuple[str, float | None]]] = {}
@@ -171,7 +165,7 @@ def _bar_charts(suite: SuiteVerdict) -> tuple[list[str], str | None]:
 
 
 def _distribution(suite: SuiteVerdict) -> str:
-    metric, bounds = DISTRIBUTIONS.get(suite.result.kind, (None, None))
+    metric, bounds = get_kind(suite.result.kind).distribution or (None, None)
     if metric is None:
         return ""
     by_series: dict[str, list[float]] = {}

@@ -1,4 +1,4 @@
-"""The drift, heuristic, stability and stereotype metrics as functions of their items' values.
+"""The drift, stability and stereotype metrics as functions of their items' values.
 
 A significance test (`gate.stats.change`) resamples a group's items and recomputes the metric, so every metric
 that is not a plain mean of one item column gets here the `ItemStatistic` that reproduces the scorer's own
@@ -10,8 +10,6 @@ found by `Kind.item_column`; the metrics no resample of items can recompute are 
   so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
   of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
   and max are combined from them (Chan et al.'s pairwise update, exact and stable).
-- heuristic: `responses` (a count), `missing_ratio` (absent responses are no items) and `empty_ratio` (its
-  denominator is the expected count, models × prompts, not the items). Std is the sample std, as pandas.
 - stability: `questions` (a count). At the `variation` level `mean_similarity` averages responses, not items.
 - stereotype: `paired_test_p` (a test's p-value) and `n` (a count); the rates are means of boolean columns.
 Pure numpy.
@@ -28,7 +26,6 @@ from numpy.typing import NDArray
 from gate.config import (
     CreditDriftMode,
     DriftSuiteConfig,
-    HeuristicSuiteConfig,
     StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
@@ -99,17 +96,6 @@ def drift_columns(suite: DriftSuiteConfig) -> tuple[str, ...]:
     pooled = DRIFT_POOLED[1:] if suite.credit_drift_mode is CreditDriftMode.ITEM else ()
     return ("bertscore_precision", "bertscore_recall", "bertscore_f1", "credit_drift", "baseline_credits",
             "candidate_credits", "baseline_items", "candidate_items", "windowed", *pooled)
-
-
-# -------------------------------------------------------------------------------------------------- heuristic
-
-_HEURISTIC = {"median": item.median, "std": sample_std, "min": item.minimum, "max": item.maximum}
-
-
-def heuristic_statistic(suite: HeuristicSuiteConfig, metric: str) -> ItemStatistic | None:
-    """`<metric>_<median|std|min|max>` of a rubric metric or `final_score`; the means are the base's."""
-    column, _, stat = metric.rpartition("_")
-    return _HEURISTIC[stat](column) if column and stat in _HEURISTIC else None
 
 
 # ---------------------------------------------------------------------------------------- stability, stereotype

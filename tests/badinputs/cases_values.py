@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from gate.rubric import RUBRICS
+from gate.kinds.heuristic.rubric import RUBRICS
 from tests.badinputs.corpus import Case, case, line_of, with_suite
 from tests.badinputs.projects import (
     SUITES,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from gate.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.records import HeuristicRecord, load_heuristic
 from gate.records import validate_each
-from gate.records.heuristic import HeuristicRecord, load_heuristic
 
 COUNT = 40_000
 LINE = '{"model": "m%d", "category": "coding", "prompt_id": "P%d", "response": "x"}\n'

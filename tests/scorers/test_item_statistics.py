@@ -12,24 +12,18 @@ import statistics
 import numpy as np
 import pytest
 
-from gate.config import (
-    CreditDriftMode,
-    DriftSuiteConfig,
-    GateConfig,
-    HeuristicSuiteConfig,
-    StabilitySuiteConfig,
-    StereotypeSuiteConfig,
-)
+from gate.config import CreditDriftMode, DriftSuiteConfig, GateConfig, StabilitySuiteConfig, StereotypeSuiteConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError
 from gate.kinds import KINDS
 from gate.kinds.base import ScoringContext
+from gate.kinds.heuristic import score_heuristic
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.records import load_heuristic
 from gate.records.drift import load_drift
-from gate.records.heuristic import load_heuristic
 from gate.records.stability import load_stability
 from gate.records.stereotype import load_stereotype
 from gate.scorers.drift import score_drift
-from gate.scorers.heuristic import score_heuristic
 from gate.scorers.item_statistics import sample_std
 from gate.scorers.stability import score_stability
 from gate.scorers.stereotype import score_stereotype

@@ -43,7 +43,6 @@ from gate.baselines.calibration.collect import calibrate, propose
 from gate.baselines.calibration.noise import Noise, noise_of
 from gate.baselines.calibration.snippet import gate_false_alarm, over_alpha, snippet
 from gate.baselines.calibration.types import (
-    DEFAULT_METRICS,
     DIRECTIONS,
     Calibration,
     ChangeProposal,
@@ -52,5 +51,5 @@ from gate.baselines.calibration.types import (
     default_metrics,
 )
 
-__all__ = ["DEFAULT_METRICS", "DIRECTIONS", "Calibration", "ChangeProposal", "Noise", "Proposal", "Skipped",
+__all__ = ["DIRECTIONS", "Calibration", "ChangeProposal", "Noise", "Proposal", "Skipped",
            "calibrate", "default_metrics", "gate_false_alarm", "noise_of", "over_alpha", "propose", "snippet"]

@@ -7,27 +7,17 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from gate.kinds import get_kind
+
 DIRECTIONS = ("higher", "lower")
 
-# The metrics each kind is gated on when `--metrics` is not given (heuristic: plus the rubric's per-category
-# `<metric>_mean`s found in the reports, see `default_metrics`).
-DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
-    "drift": ("bertscore_f1", "credit_drift_mean"),
-    "rag": ("overall_score", "mrr", "faithfulness"),
-    "heuristic": ("final_score_mean",),
-    "stability": ("stability_coefficient",),
-    "stereotype": ("drift_score_mean",),
-}
-
-
 def default_metrics(kind: str, available: Collection[str]) -> tuple[str, ...]:
-    """The default metrics of `kind` among those `available` in the reports. A heuristic rubric's per-category
-    scores (`correctness_mean`, `fluency_coherence_mean`, ...: every `_mean` but `final_score_mean`) are
-    included when present: a regression confined to one category barely moves the final score."""
-    chosen = [m for m in DEFAULT_METRICS.get(kind, ()) if m in available]
-    if kind == "heuristic":
-        chosen += sorted(m for m in available if m.endswith("_mean") and m != "final_score_mean")
-    return tuple(chosen)
+    """The default metrics of `kind` among those `available` in the reports: the kind's `calibration_metrics`,
+    then what its `calibrated` adds from the reports (e.g. a rubric's per-category scores: a regression
+    confined to one category barely moves the final score)."""
+    found = get_kind(kind)
+    chosen = [m for m in found.calibration_metrics if m in available]
+    return tuple(chosen + list(found.calibrated(available) if found.calibrated else ()))
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from dataclasses import replace
 from gate.report.kinds.drift import build
 from gate.scorers.drift import DRIFT
 
-KIND = replace(DRIFT, view=build)
+KIND = replace(DRIFT, view=build,
+               charts=("bertscore_f1", "credit_drift_mean"), distribution=("bertscore_f1", (0.0, 1.0)),
+               calibration_metrics=("bertscore_f1", "credit_drift_mean"))
 
 __all__ = ["KIND"]

@@ -7,6 +7,7 @@ from dataclasses import replace
 from gate.report.kinds.stability import build
 from gate.scorers.stability import STABILITY
 
-KIND = replace(STABILITY, view=build)
+KIND = replace(STABILITY, view=build, charts=("stability_coefficient",), distribution=("stability_coefficient", None),
+               calibration_metrics=("stability_coefficient",))
 
 __all__ = ["KIND"]

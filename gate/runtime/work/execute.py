@@ -61,7 +61,7 @@ def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None,
                 runtime.device  # noqa: B018 -- selecting the device imports torch: the first seconds of a cold run
         engines.append(_run_engine(engine, runtime, shard, cache, shown, (labels or {}).get(engine.key.id), found))
     blocks = tuple(b for b in range(plan.total_blocks) if shard.owns(b))
-    # No model work (heuristic, RAG without embeddings): no device to describe, and torch stays unimported.
+    # No model work (a model-free kind, or one without embeddings): no device to describe, torch stays unimported.
     where = environment(runtime) if computed else cached_environment(runtime) if plan.engines else {}
     return ResultStore(plan.digest, plan.block_texts, plan.total_blocks, shard, blocks, tuple(engines), where)
 

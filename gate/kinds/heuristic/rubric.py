@@ -5,7 +5,7 @@ terms occur, `none` of some terms occurs, numeric features compare (`when`), and
 is listed (`prompts`). `first_of` holds alternatives of which only the first that holds applies (the
 seed's if/elif chains). Terms match `response.lower()` or the raw response (`case`). Every metric is
 clamped to `bounds` after all its indicators; the final score is the weighted sum of the metrics.
-`gate/rubrics/seed-v1.yml` is the seed's rubric, read as DESIGN.md §9 says.
+`gate/kinds/heuristic/rubrics/seed-v1.yml` is the seed's rubric, read as DESIGN.md §9 says.
 """
 
 from __future__ import annotations
@@ -144,8 +144,8 @@ class Rubric(_Strict):
 def suite_metric_names(metric_names: Sequence[str]) -> list[str]:
     """The metrics a heuristic suite on these rubric metrics reports, so the ones gate.yml may check: each
     `<metric>_<stat>` and `final_score_<stat>`, then the coverage figures. Here, below records and scorers,
-    because both need the list: the scorer describes each (`gate.scorers.heuristic`), the loader checks
-    gate.yml's checks against it with the rubric read (`gate.records.heuristic`)."""
+    because both need the list: the scorer describes each (`gate.kinds.heuristic`), the loader checks
+    gate.yml's checks against it with the rubric read (`gate.kinds.heuristic.records`)."""
     return [f"{metric}_{stat}" for metric in [*metric_names, "final_score"] for stat in STATS] + list(COVERAGE)
 
 

@@ -4,11 +4,12 @@ count their own equality tests. Before, every group scanned every record (groups
 
 from __future__ import annotations
 
-from gate.config import GateConfig, HeuristicSuiteConfig
+from gate.config import GateConfig
 from gate.kinds.base import ScoringContext
-from gate.records.heuristic import HeuristicData, HeuristicRecord
-from gate.rubric import load_rubric
-from gate.scorers.heuristic import score_heuristic
+from gate.kinds.heuristic import score_heuristic
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.records import HeuristicData, HeuristicRecord
+from gate.kinds.heuristic.rubric import load_rubric
 from tests.support.fake_runtime import FakeRuntime
 
 COMPARED = [0]

@@ -10,11 +10,11 @@ from typing import Annotated
 from pydantic import Field
 
 from gate import io
-from gate.config import HeuristicSuiteConfig
 from gate.errors import InputError, Problem, describe
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.rubric import Rubric, load_rubric, suite_metric_names
 from gate.records import Id, InputModel, Text, selected_models, short, validate_each
 from gate.records.samples import Sample, SampleMixing
-from gate.rubric import Rubric, load_rubric, suite_metric_names
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from gate.rubric import Case, Category, Choice, Feature, Indicator, Rubric
+from gate.kinds.heuristic.rubric import Case, Category, Choice, Feature, Indicator, Rubric
 
 _ASSIGNMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
 

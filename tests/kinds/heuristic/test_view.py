@@ -1,4 +1,4 @@
-"""The heuristic suite's view (`gate.report.kinds.heuristic`) on hand-built judged suites: ranks per category,
+"""The heuristic suite's view (`gate.kinds.heuristic.view`) on hand-built judged suites: ranks per category,
 the missing-data lists and total, and why the lowest responses scored as they did."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from gate.config import UnmeasuredPolicy
 from gate.io import SourceRef
 from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
-from gate.report.kinds import heuristic
+from gate.kinds.heuristic import HeuristicDetails, HeuristicItemDetails, HeuristicSettings, Shortfall, Slot
+from gate.kinds.heuristic import view as heuristic
+from gate.kinds.heuristic.rules import Fired
 from gate.results import GroupResult, Item, SuiteResult
-from gate.scorers.heuristic import HeuristicDetails, HeuristicItemDetails, HeuristicSettings, Shortfall, Slot
-from gate.scorers.heuristic.rules import Fired
 
 
 def cell(model, category, mean, std=0.5, n=30):

@@ -12,9 +12,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.config import HeuristicSuiteConfig
-from gate.records.heuristic import HeuristicData, HeuristicRecord
-from gate.scorers.heuristic.rules import ResponseScore
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.records import HeuristicData, HeuristicRecord
+from gate.kinds.heuristic.rules import ResponseScore
 from gate.stats import maximum, mean
 
 

@@ -8,15 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from gate.config import ExpectedResponses, GateConfig, HeuristicSuiteConfig
+from gate.config import GateConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError
 from gate.kinds import KINDS
 from gate.kinds.base import ScoringContext
-from gate.records.heuristic import load_heuristic
-from gate.rubric import load_rubric
-from gate.scorers.heuristic import Slot, score_heuristic
-from gate.scorers.heuristic.rules import score_response
+from gate.kinds.heuristic import Slot, score_heuristic
+from gate.kinds.heuristic.config import ExpectedResponses, HeuristicSuiteConfig
+from gate.kinds.heuristic.records import load_heuristic
+from gate.kinds.heuristic.rubric import load_rubric
+from gate.kinds.heuristic.rules import score_response
 from tests.support.fake_runtime import FakeRuntime
 
 CODE = 'def add(a, b):\n    """Add."""\n    return a + b\n'
@@ -114,8 +115,8 @@ def test_exports_workbook_and_text_report(tmp_path):
 
     from gate.config import ReportConfig, UnmeasuredPolicy
     from gate.judge import judge_gate, judge_suite
+    from gate.kinds.heuristic import DEFAULT_CHECKS
     from gate.report import context, write
-    from gate.scorers.heuristic import DEFAULT_CHECKS
 
     result, _ = score(tmp_path)
     verdict = judge_gate("g", [judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)])
@@ -200,8 +201,8 @@ def test_unknown_rubric_lists_the_packaged_ones(tmp_path):
 def write_report(tmp_path, result):
     from gate.config import ReportConfig, UnmeasuredPolicy
     from gate.judge import judge_gate, judge_suite
+    from gate.kinds.heuristic import DEFAULT_CHECKS
     from gate.report import context, write
-    from gate.scorers.heuristic import DEFAULT_CHECKS
 
     verdict = judge_gate("g", [judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)])
     out = tmp_path / "out"
@@ -256,8 +257,8 @@ def test_items_csv_carries_the_record_id_first(tmp_path):
 def test_the_checkable_names_the_loader_knows_are_the_metrics_the_scorer_describes(metrics):
     """gate/records checks gate.yml's checks against `suite_metric_names` without importing the scorer; the list
     must be exactly the scorer's catalogue, or a valid check is refused (or a typo passes) before scoring."""
-    from gate.rubric import suite_metric_names
-    from gate.scorers.heuristic.catalogue import _catalogue
+    from gate.kinds.heuristic.catalogue import _catalogue
+    from gate.kinds.heuristic.rubric import suite_metric_names
 
     names = suite_metric_names(metrics)
     assert names == list(_catalogue(metrics))

@@ -13,17 +13,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate import io
-from gate.config import CheckConfig, HeuristicSuiteConfig
+from gate.config import CheckConfig
 from gate.config.base import CheckProblem
 from gate.kinds.base import KnownMetrics
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.rubric import DEFAULT_RUBRIC, RUBRICS, STATS
 from gate.results import Direction, MetricSpec
-from gate.rubric import DEFAULT_RUBRIC, RUBRICS, STATS
 
 STAT_PATTERN = re.compile(rf"^[a-z][a-z0-9_]*_({'|'.join(STATS)})$")
 
 
 def _catalogue(metric_names: Sequence[str]) -> dict[str, MetricSpec]:
-    """Every suite metric described, in `gate.rubric.suite_metric_names`' order (the names gate.yml may check)."""
+    """Every suite metric described, in `rubric.suite_metric_names`' order (the names gate.yml may check)."""
     specs = {}
     for metric in [*metric_names, "final_score"]:
         for stat in STATS:

@@ -1,10 +1,10 @@
 """The gate's packaged seed rubric against an independent transcription of the seed.
 
 `tests/support/seed_rubric_reference.py` was written from `seeds/heuristic-rubric.md` and DESIGN §9 alone,
-without looking at `gate/rubric.py`, `gate/rubrics/seed-v1.yml` or `gate/scorers/heuristic/rules.py`. Here
-the gate's `score_response` is compared with it (a) on the seed's worked example, (b) rule by rule against
-hand-computed numbers, (c) on generated responses built from the seed's trigger terms and (d) on realistic
-fixed responses.
+without looking at `gate/kinds/heuristic/rubric.py`, `gate/kinds/heuristic/rubrics/seed-v1.yml` or
+`gate/kinds/heuristic/rules.py`. Here the gate's `score_response` is compared with it (a) on the seed's worked
+example, (b) rule by rule against hand-computed numbers, (c) on generated responses built from the seed's trigger
+terms and (d) on realistic fixed responses.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gate.rubric import load_rubric
-from gate.scorers.heuristic.rules import score_response
+from gate.kinds.heuristic.rubric import load_rubric
+from gate.kinds.heuristic.rules import score_response
 from tests.support.seed_rubric_reference import (
     CODING_WEIGHTS,
     PARAPHRASING_WEIGHTS,

@@ -8,12 +8,13 @@ from functools import partial
 
 import pytest
 
-from gate.config import ExpectedResponses, GateConfig, HeuristicSuiteConfig
+from gate.config import GateConfig
 from gate.errors import InputError
 from gate.kinds.base import ScoringContext
-from gate.records.heuristic import load_heuristic
-from gate.scorers.heuristic import HEURISTIC, score_heuristic
-from gate.scorers.heuristic.rules import score_response
+from gate.kinds.heuristic import HEURISTIC, score_heuristic
+from gate.kinds.heuristic.config import ExpectedResponses, HeuristicSuiteConfig
+from gate.kinds.heuristic.records import load_heuristic
+from gate.kinds.heuristic.rules import score_response
 from gate.scorers.samples import collapse
 from tests.support.fake_runtime import FakeRuntime
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from gate.judge import SuiteVerdict
+from gate.kinds.heuristic.scorer import HeuristicDetails, HeuristicItemDetails
 from gate.report.escape import inert
 from gate.report.formatting import counted, icon, number
 from gate.results import Item, details_as
-from gate.scorers.heuristic import HeuristicDetails, HeuristicItemDetails
 
 
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:

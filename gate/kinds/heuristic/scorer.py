@@ -10,13 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gate.config import HeuristicSuiteConfig
 from gate.kinds.base import Kind, ScoringContext
-from gate.records.heuristic import HeuristicData, load_heuristic
-from gate.records.samples import sample_columns, sample_key
-from gate.results import GroupResult, Item, ItemDetails, Key, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
-from gate.rubric import Rubric
-from gate.scorers.heuristic.catalogue import (
+from gate.kinds.heuristic.catalogue import (
     DEFAULT_CHECKS,
     METRICS,
     STAT_PATTERN,
@@ -24,7 +19,8 @@ from gate.scorers.heuristic.catalogue import (
     item_columns,
     packaged_metrics,
 )
-from gate.scorers.heuristic.groups import (
+from gate.kinds.heuristic.config import HeuristicSuiteConfig
+from gate.kinds.heuristic.groups import (
     Scored,
     Shortfall,
     Slot,
@@ -34,8 +30,12 @@ from gate.scorers.heuristic.groups import (
     sources,
     stats,
 )
-from gate.scorers.heuristic.rules import Fired, score_response
-from gate.scorers.item_statistics import heuristic_statistic
+from gate.kinds.heuristic.records import HeuristicData, load_heuristic
+from gate.kinds.heuristic.rubric import Rubric
+from gate.kinds.heuristic.rules import Fired, score_response
+from gate.kinds.heuristic.statistics import heuristic_statistic
+from gate.records.samples import sample_columns, sample_key
+from gate.results import GroupResult, Item, ItemDetails, Key, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
 
 
 @dataclass(frozen=True)
