@@ -19,15 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gate import io as gate_io
-from gate.config import DriftSuiteConfig, RagSuiteConfig, StabilitySuiteConfig, StereotypeSuiteConfig
+from gate.config import DriftSuiteConfig, RagSuiteConfig, StereotypeSuiteConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError, Problem
 from gate.kinds import KINDS as REGISTERED
 from gate.kinds.heuristic.config import HeuristicSuiteConfig
 from gate.kinds.heuristic.records import load_heuristic
+from gate.kinds.stability.config import StabilitySuiteConfig
+from gate.kinds.stability.records import load_stability
 from gate.records.drift import load_drift
 from gate.records.rag import load_rag
-from gate.records.stability import load_stability
 from gate.records.stereotype import load_stereotype
 from tests.badinputs.projects import (
     drift_candidate,

@@ -34,20 +34,18 @@ from gate.config.grader_access import GraderAccess
 from gate.config.rag import GraderConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
 from gate.config.runtime import BertScoreModelConfig, Device, ModelsConfig, Precision, RuntimeConfig
 from gate.config.suites import (
-    AnswerProbability,
     CreditDriftMode,
     DriftSuiteConfig,
-    StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 __all__ = [
-    "WORKSPACE_RULE", "AnswerProbability", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
+    "WORKSPACE_RULE", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
     "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "GateChangesPolicy",
     "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
-    "Significance", "SignificanceMethod", "StabilitySuiteConfig", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
+    "Significance", "SignificanceMethod", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
     "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",
 ]

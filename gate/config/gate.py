@@ -188,7 +188,7 @@ class GateConfig(StrictModel):
         return getattr(suite, "bertscore", None) or self.models.bertscore
 
     def embedding_for(self, suite: SuiteBase) -> str:
-        """The embedding model a suite loads: its own `embedding:` (stereotype, stability, RAG), else `models:`'s."""
+        """The embedding model a suite loads: its own `embedding:` (where its kind has one), else `models:`'s."""
         return getattr(suite, "embedding", None) or self.models.embedding
 
     def classifier_for(self, suite: SuiteBase) -> str:

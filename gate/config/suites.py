@@ -42,23 +42,3 @@ class StereotypeSuiteConfig(SuiteBase):
     embedding: str | None = Field(None, description="Overrides `models.embedding` for this suite.")
     significant_drift_threshold: float = Field(
         0.2, gt=0, lt=1, description="A pair's drift counts as significant above this (the seed: 0.2, strict).")
-
-
-class AnswerProbability(str, Enum):
-    """How a response's answer probability comes from its token log-probabilities."""
-
-    GEOMETRIC = "geometric"  # exp(mean logprob): the per-token geometric mean (default)
-    JOINT = "joint"  # exp(sum logprob): the probability of the whole sequence
-    MEAN = "mean"  # mean of exp(logprob): the arithmetic mean of token probabilities
-
-
-class StabilitySuiteConfig(SuiteBase):
-    """Seed stability-coefficient: how much answers move when the prompt is varied."""
-
-    kind: Literal["stability"]
-    records: Globs = Field(description="One record per (model, task, question, variant): JSON, JSONL, CSV, XLSX.")
-    models: list[str] | None = Field(None, description="Only score these models.")
-    embedding: str | None = Field(
-        None, description="Overrides `models.embedding` (the seed used sentence-transformers/paraphrase-MiniLM-L6-v2).")
-    answer_probability: AnswerProbability = Field(
-        AnswerProbability.GEOMETRIC, description="P from token_logprobs when a record gives no answer_probability.")

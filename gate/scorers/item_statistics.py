@@ -1,4 +1,4 @@
-"""The drift, stability and stereotype metrics as functions of their items' values.
+"""The drift and stereotype metrics as functions of their items' values.
 
 A significance test (`gate.stats.change`) resamples a group's items and recomputes the metric, so every metric
 that is not a plain mean of one item column gets here the `ItemStatistic` that reproduces the scorer's own
@@ -10,7 +10,6 @@ found by `Kind.item_column`; the metrics no resample of items can recompute are 
   so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
   of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
   and max are combined from them (Chan et al.'s pairwise update, exact and stable).
-- stability: `questions` (a count). At the `variation` level `mean_similarity` averages responses, not items.
 - stereotype: `paired_test_p` (a test's p-value) and `n` (a count); the rates are means of boolean columns.
 Pure numpy.
 """
@@ -26,7 +25,6 @@ from numpy.typing import NDArray
 from gate.config import (
     CreditDriftMode,
     DriftSuiteConfig,
-    StabilitySuiteConfig,
     StereotypeSuiteConfig,
 )
 from gate.stats import statistics as item
@@ -98,11 +96,7 @@ def drift_columns(suite: DriftSuiteConfig) -> tuple[str, ...]:
             "candidate_credits", "baseline_items", "candidate_items", "windowed", *pooled)
 
 
-# ---------------------------------------------------------------------------------------- stability, stereotype
-
-
-def stability_statistic(suite: StabilitySuiteConfig, metric: str) -> ItemStatistic | None:
-    return item.std("stability_coefficient") if metric == "stability_coefficient_std" else None
+# ---------------------------------------------------------------------------------------------------- stereotype
 
 
 _RATES = {"significant_drift_rate": ("drift_significant_drift", "share of probes whose drift is significant"),

@@ -22,8 +22,9 @@ from gate.baselines.comparison import (
 )
 from gate.baselines.snapshots import Snapshot
 from gate.config import GateConfig
-from gate.config.suites import DriftSuiteConfig, StabilitySuiteConfig
+from gate.config.suites import DriftSuiteConfig
 from gate.errors import ConfigError, InputError
+from gate.kinds.stability.config import StabilitySuiteConfig
 from gate.results import SuiteResult
 from gate.scorers.drift import DriftDetails, DriftSettings, ExerciseFacts
 

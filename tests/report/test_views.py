@@ -7,8 +7,9 @@ from gate.config import UnmeasuredPolicy
 from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
 from gate.kinds import KINDS
 from gate.kinds.heuristic import view as heuristic
+from gate.kinds.stability import view as stability
 from gate.report import views
-from gate.report.kinds import drift, rag, stability, stereotype
+from gate.report.kinds import drift, rag, stereotype
 from gate.results import GroupResult, SuiteResult
 from tests.support.kinds import with_view
 

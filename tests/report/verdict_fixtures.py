@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from gate.config import UnmeasuredPolicy
 from gate.io.source import SourceRef
 from gate.judge import Change, CheckResult, CheckVerdict, GateVerdict, Op, SuiteVerdict, Verdict, WaiverInfo, worst
+from gate.kinds.stability.scorer import StabilityDetails, StabilityItemDetails, StabilitySettings
 from gate.results import GroupResult, Item, SuiteResult
-from gate.scorers.stability import StabilityDetails, StabilityItemDetails, StabilitySettings
 
 
 def stability_result(name: str, models: int, tasks: int, items: int) -> SuiteResult:

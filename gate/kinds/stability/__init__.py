@@ -1,13 +1,19 @@
-"""The stability suite kind, registered in pyproject.toml as `stability = "gate.kinds.stability:KIND"`."""
+"""Seed stability-coefficient: how much answers move when the prompt is varied.
+
+`config` is its gate.yml entry, `records` reads its inputs (one record per model, task, question and variant),
+`scorer` measures the coefficient per question (`STABILITY`), `view` is its report. `KIND` — the scorer with its
+view and dashboard and calibration choices — is registered in pyproject.toml as
+`stability = "gate.kinds.stability:KIND"`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from gate.report.kinds.stability import build
-from gate.scorers.stability import STABILITY
+from gate.kinds.stability import view
+from gate.kinds.stability.scorer import STABILITY
 
-KIND = replace(STABILITY, view=build, charts=("stability_coefficient",), distribution=("stability_coefficient", None),
-               calibration_metrics=("stability_coefficient",))
+KIND = replace(STABILITY, view=view.build, charts=("stability_coefficient",),
+               distribution=("stability_coefficient", None), calibration_metrics=("stability_coefficient",))
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "STABILITY"]

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, field_validator
 
 from gate import io
-from gate.config import StabilitySuiteConfig
 from gate.errors import InputError, Problem
+from gate.kinds.stability.config import StabilitySuiteConfig
 from gate.records import (
     MAX_MAGNITUDE,
     FiniteFloat,

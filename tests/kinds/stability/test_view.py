@@ -1,13 +1,13 @@
-"""The stability suite's view (`gate.report.kinds.stability`) on hand-built judged suites: the best model per
+"""The stability suite's view (`gate.kinds.stability.view`) on hand-built judged suites: the best model per
 task, the variation that moves each model's answers most, the least stable questions."""
 
 from __future__ import annotations
 
 from gate.config import UnmeasuredPolicy
 from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
-from gate.report.kinds import stability
+from gate.kinds.stability import view as stability
+from gate.kinds.stability.scorer import ShownResponse, StabilityDetails, StabilityItemDetails, StabilitySettings
 from gate.results import GroupResult, Item, SuiteResult
-from gate.scorers.stability import ShownResponse, StabilityDetails, StabilityItemDetails, StabilitySettings
 
 
 def task_cell(model, task, coefficient, std=0.1, questions=10):

@@ -9,7 +9,7 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from gate.records.stability import StabilityRecord
+from gate.kinds.stability.records import StabilityRecord
 
 
 def accepted(values: list[float]) -> bool:

@@ -15,9 +15,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.config import AnswerProbability, CheckConfig, StabilitySuiteConfig
+from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
-from gate.records.stability import StabilityData, StabilityRecord, load_stability
+from gate.kinds.stability.config import AnswerProbability, StabilitySuiteConfig
+from gate.kinds.stability.records import StabilityData, StabilityRecord, load_stability
 from gate.results import (
     Direction,
     GroupResult,
@@ -31,9 +32,9 @@ from gate.results import (
     Unmeasured,
 )
 from gate.runtime.api import Embeddings
-from gate.scorers.item_statistics import stability_statistic
 from gate.similarity import cosine_matrix, off_diagonal_mean
-from gate.stats import mean, std
+from gate.stats import ItemStatistic, mean, std
+from gate.stats import statistics as item_stats
 
 METRICS = {spec.name: spec for spec in (
     MetricSpec("stability_coefficient", Direction.HIGHER_IS_BETTER, "Mean stability coefficient over questions"),
@@ -260,6 +261,12 @@ def _item(q: _Question) -> Item:
         details=StabilityItemDetails(tuple(ShownResponse(v, r.variation, r.response, s) for r, v, s in
                                            zip(q.records, q.variants, q.sibling_similarity, strict=True))),
     )
+
+
+def stability_statistic(suite: StabilitySuiteConfig, metric: str) -> ItemStatistic | None:
+    """The spread across questions, for significance tests; `questions` (a count) no resample recomputes, and at
+    the `variation` level `mean_similarity` averages responses, not items."""
+    return item_stats.std("stability_coefficient") if metric == "stability_coefficient_std" else None
 
 
 STABILITY = Kind(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from gate.judge import SuiteVerdict
+from gate.kinds.stability.scorer import StabilityDetails, StabilityItemDetails
 from gate.report.escape import inert
 from gate.report.formatting import counted, icon, number
 from gate.results import Item, details_as
-from gate.scorers.stability import StabilityDetails, StabilityItemDetails
 
 TEXT_LIMIT = 300
 

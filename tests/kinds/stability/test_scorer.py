@@ -8,11 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from gate.config import AnswerProbability, GateConfig, StabilitySuiteConfig
+from gate.config import GateConfig
 from gate.errors import InputError
 from gate.kinds.base import ScoringContext
-from gate.records.stability import StabilityRecord, load_stability
-from gate.scorers.stability import response_probability, score_stability
+from gate.kinds.stability.config import AnswerProbability, StabilitySuiteConfig
+from gate.kinds.stability.records import StabilityRecord, load_stability
+from gate.kinds.stability.scorer import response_probability, score_stability
 from gate.similarity import off_diagonal_mean
 from tests.support.fake_runtime import FakeRuntime
 
@@ -168,8 +169,8 @@ def test_off_diagonal_mean_is_not_the_seeds_double_subtraction():
 def test_questions_with_a_single_response_are_named_in_report_md(tmp_path):
     from gate.config import ReportConfig, UnmeasuredPolicy
     from gate.judge import judge_gate, judge_suite
+    from gate.kinds.stability.scorer import DEFAULT_CHECKS
     from gate.report import context, write
-    from gate.scorers.stability import DEFAULT_CHECKS
 
     rows = [record(question="lonely", response="a"), record(task="u", question="alone", response="b"),
             record(question="pair", response="a"), record(question="pair", response="b")]
