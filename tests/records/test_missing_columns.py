@@ -4,8 +4,8 @@ that is one column holding `;` or a tab is named as a file saved with another de
 from __future__ import annotations
 
 from gate.io.source import RawRecord, SourceRef
+from gate.kinds.heuristic.records import HeuristicRecord
 from gate.records import validate_each
-from gate.records.heuristic import HeuristicRecord
 
 ROW = {"model": "m", "category": "coding", "prompt_id": "C01", "prompt": "Write fib(n).", "response": "def fib(n): …"}
 
