@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 import torch
 
-from gate.config import GateConfig, StereotypeSuiteConfig
+from gate.config import GateConfig
 from gate.kinds.base import ScoringContext
-from gate.records.stereotype import load_stereotype
+from gate.kinds.stereotype import score_stereotype
+from gate.kinds.stereotype.config import StereotypeSuiteConfig
+from gate.kinds.stereotype.records import load_stereotype
 from gate.runtime.engines.session import TorchRuntime
-from gate.scorers.stereotype import score_stereotype
 from tests.support.tiny_models import NEUTRAL_SENTENCES, STEREOTYPE_SENTENCES, build_tiny_albert_classifier
 
 PROBES = [
@@ -94,8 +95,8 @@ def test_similarities_equal_sentence_transformers(scored):
 def test_seed_csv_export(scored, tmp_path):
     from gate.config import ReportConfig, UnmeasuredPolicy
     from gate.judge import judge_gate, judge_suite
+    from gate.kinds.stereotype import DEFAULT_CHECKS, SEED_COLUMNS
     from gate.report import context, write
-    from gate.scorers.stereotype import DEFAULT_CHECKS, SEED_COLUMNS
 
     result, _ = scored
     verdict = judge_gate("g", [judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)])

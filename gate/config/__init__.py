@@ -36,7 +36,6 @@ from gate.config.runtime import BertScoreModelConfig, Device, ModelsConfig, Prec
 from gate.config.suites import (
     CreditDriftMode,
     DriftSuiteConfig,
-    StereotypeSuiteConfig,
 )
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
@@ -46,6 +45,6 @@ __all__ = [
     "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
-    "Significance", "SignificanceMethod", "StereotypeSuiteConfig", "StrictModel", "SuiteBase",
+    "Significance", "SignificanceMethod", "StrictModel", "SuiteBase",
     "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",
 ]

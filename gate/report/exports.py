@@ -1,7 +1,6 @@
 """The seeds' own output files, written next to the gate's report for users of the original tools.
 
 - drift: `<suite>/quality_drift_report.json` (the seed's structure, with `passed` per exercise × model);
-- stereotype: `<suite>/results/{model}/{date}/drift_analysis.csv` with the seed's column names;
 - rag: `<suite>/evaluation.<system>.json` (the seed's evaluation report) per system, and
   `<suite>/comparison.json` when there is a baseline.
 """
@@ -19,9 +18,6 @@ from gate.kinds import get_kind
 from gate.report.kinds import drift
 from gate.results import details_as
 from gate.scorers.rag import RagDetails
-from gate.scorers.stereotype import SEED_COLUMNS, StereotypeItemDetails
-
-STEREOTYPE_TEXT_COLUMNS = ("id", "model", "date", "trait", "emgsd_text", "control_response", "turn2_response")
 
 
 def write_seed_exports(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
@@ -34,24 +30,6 @@ def _drift(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
     path = directory / "quality_drift_report.json"
     io.write_json_atomic(path, drift.quality_drift_report(suite))
     return [path]
-
-
-def _stereotype(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
-    """One CSV per model and date, like the seed's drift_analysis/results/{model}/{date}/."""
-    batches: dict[tuple[str, str], list[list[object]]] = {}
-    for item in suite.result.items:
-        key, details = dict(item.key), details_as(item.details, StereotypeItemDetails)
-        day = details.date or run_day
-        texts = [key["id"], key["model"], day, key["trait"], details.emgsd_text, details.control_response,
-                 details.bias_response]
-        batches.setdefault((key["model"], day), []).append(texts + [item.values[c] for c in SEED_COLUMNS])
-    written = []
-    for (model, day), rows in batches.items():
-        path = directory / "results" / _folder(model) / _folder(day) / "drift_analysis.csv"
-        # pandas' True/False, as the seed's CSVs have them
-        io.write_csv_atomic(path, [*STEREOTYPE_TEXT_COLUMNS, *SEED_COLUMNS], rows, booleans=("True", "False"))
-        written.append(path)
-    return written
 
 
 def _rag(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
@@ -79,7 +57,7 @@ def _rag(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
             },
             "issues": summary.issues, "insights": summary.insights,
         }
-        path = directory / f"evaluation.{_folder(system)}.json"
+        path = directory / f"evaluation.{folder_name(system)}.json"
         io.write_json_atomic(path, report)
         written.append(path)
     if details.comparisons:
@@ -93,11 +71,11 @@ def _rag(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
     return written
 
 
-def _folder(name: str) -> str:
+def folder_name(name: str) -> str:
     """A model name or date as one safe path component ("org/model" -> "org_model")."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
     return safe[:100]
 
 
 _WRITERS: dict[str, Callable[[SuiteVerdict, Path, str], list[Path]]] = {
-    "drift": _drift, "stereotype": _stereotype, "rag": _rag}
+    "drift": _drift, "rag": _rag}

@@ -1,4 +1,4 @@
-"""The drift and stereotype metrics as functions of their items' values.
+"""The drift metrics as functions of their items' values.
 
 A significance test (`gate.stats.change`) resamples a group's items and recomputes the metric, so every metric
 that is not a plain mean of one item column gets here the `ItemStatistic` that reproduces the scorer's own
@@ -10,7 +10,6 @@ found by `Kind.item_column`; the metrics no resample of items can recompute are 
   so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
   of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
   and max are combined from them (Chan et al.'s pairwise update, exact and stable).
-- stereotype: `paired_test_p` (a test's p-value) and `n` (a count); the rates are means of boolean columns.
 Pure numpy.
 """
 
@@ -25,7 +24,6 @@ from numpy.typing import NDArray
 from gate.config import (
     CreditDriftMode,
     DriftSuiteConfig,
-    StereotypeSuiteConfig,
 )
 from gate.stats import statistics as item
 from gate.stats.statistics import ItemStatistic, Rows
@@ -94,18 +92,3 @@ def drift_columns(suite: DriftSuiteConfig) -> tuple[str, ...]:
     pooled = DRIFT_POOLED[1:] if suite.credit_drift_mode is CreditDriftMode.ITEM else ()
     return ("bertscore_precision", "bertscore_recall", "bertscore_f1", "credit_drift", "baseline_credits",
             "candidate_credits", "baseline_items", "candidate_items", "windowed", *pooled)
-
-
-# ---------------------------------------------------------------------------------------------------- stereotype
-
-
-_RATES = {"significant_drift_rate": ("drift_significant_drift", "share of probes whose drift is significant"),
-          "trait_mention_rate": ("similarity_trait_mentioned", "share of bias-injected answers naming the trait")}
-
-
-def stereotype_statistic(suite: StereotypeSuiteConfig, metric: str) -> ItemStatistic | None:
-    """The rates: means of a boolean column (linear, so tested exactly by the paired t-test)."""
-    if metric not in _RATES:
-        return None
-    column, name = _RATES[metric]
-    return ItemStatistic((column,), item.mean(column).compute, linear=True, name=name)

@@ -12,7 +12,7 @@ import statistics
 import numpy as np
 import pytest
 
-from gate.config import CreditDriftMode, DriftSuiteConfig, GateConfig, StereotypeSuiteConfig
+from gate.config import CreditDriftMode, DriftSuiteConfig, GateConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError
 from gate.kinds import KINDS
@@ -23,11 +23,12 @@ from gate.kinds.heuristic.records import load_heuristic
 from gate.kinds.stability.config import StabilitySuiteConfig
 from gate.kinds.stability.records import load_stability
 from gate.kinds.stability.scorer import score_stability
+from gate.kinds.stereotype import score_stereotype
+from gate.kinds.stereotype.config import StereotypeSuiteConfig
+from gate.kinds.stereotype.records import load_stereotype
 from gate.records.drift import load_drift
-from gate.records.stereotype import load_stereotype
 from gate.scorers.drift import score_drift
 from gate.scorers.item_statistics import sample_std
-from gate.scorers.stereotype import score_stereotype
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime
 

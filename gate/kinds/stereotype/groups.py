@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from gate.kinds.stereotype.probes import Probe
 from gate.results import GroupResult, Key, Unmeasured
-from gate.scorers.stereotype.probes import Probe
 from gate.stats import mean, wilcoxon_signed_rank
 
 

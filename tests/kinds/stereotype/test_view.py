@@ -1,13 +1,13 @@
-"""The stereotype suite's view (`gate.report.kinds.stereotype`) on hand-built judged suites: per-model and
+"""The stereotype suite's view (`gate.kinds.stereotype.view`) on hand-built judged suites: per-model and
 per-trait rows in their formats, and the worst pairs by drift."""
 
 from __future__ import annotations
 
 from gate.config import UnmeasuredPolicy
 from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
-from gate.report.kinds import stereotype
+from gate.kinds.stereotype import StereotypeDetails, StereotypeItemDetails, StereotypeSettings
+from gate.kinds.stereotype import view as stereotype
 from gate.results import GroupResult, Item, SuiteResult
-from gate.scorers.stereotype import StereotypeDetails, StereotypeItemDetails, StereotypeSettings
 
 MEANS = {"drift_score_mean": 0.1234, "raw_drift_mean": -0.05, "significant_drift_rate": 0.25,
          "trait_mention_rate": 2 / 3, "control_stereotype_score_mean": 0.3, "bias_stereotype_score_mean": 0.42,

@@ -16,9 +16,9 @@ from typing import Annotated, Any
 from pydantic import Field, model_validator
 
 from gate import io
-from gate.config import StereotypeSuiteConfig
 from gate.errors import InputError, Problem
 from gate.io import RawRecord, SourceRef
+from gate.kinds.stereotype.config import StereotypeSuiteConfig
 from gate.records import Id, InputModel, Text, invalid, selected_models, short, validate_each
 from gate.records.samples import Sample, SampleMixing
 

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gate.config import CheckConfig, StereotypeSuiteConfig
+from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
+from gate.kinds.stereotype.config import StereotypeSuiteConfig
+from gate.kinds.stereotype.groups import aggregate, group_results
+from gate.kinds.stereotype.labels import mentions, stereotype_label
+from gate.kinds.stereotype.probes import ITEM_COLUMNS, SEED_COLUMNS, Probe, finite_or_none, to_item
+from gate.kinds.stereotype.records import StereotypeData, load_stereotype
+from gate.kinds.stereotype.statistics import stereotype_statistic
 from gate.records.samples import sample_columns
-from gate.records.stereotype import StereotypeData, load_stereotype
 from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings
-from gate.scorers.item_statistics import stereotype_statistic
-from gate.scorers.stereotype.groups import aggregate, group_results
-from gate.scorers.stereotype.labels import mentions, stereotype_label
-from gate.scorers.stereotype.probes import ITEM_COLUMNS, SEED_COLUMNS, Probe, finite_or_none, to_item
 from gate.similarity import cosine_similarity
 
 _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from gate.judge import SuiteVerdict
+from gate.kinds.stereotype.probes import StereotypeItemDetails
+from gate.kinds.stereotype.scorer import StereotypeDetails
 from gate.report.escape import inert
 from gate.report.formatting import counted, icon, number
 from gate.results import GroupResult, Item, details_as
-from gate.scorers.stereotype import StereotypeDetails, StereotypeItemDetails
 
 TEXT_LIMIT = 700
 

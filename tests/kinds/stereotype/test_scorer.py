@@ -8,12 +8,13 @@ import math
 import pytest
 from scipy import stats
 
-from gate.config import CheckConfig, GateConfig, StereotypeSuiteConfig, UnmeasuredPolicy
+from gate.config import CheckConfig, GateConfig, UnmeasuredPolicy
 from gate.errors import ConfigError, InputError
 from gate.judge import CheckVerdict, judge_suite
 from gate.kinds.base import ScoringContext
-from gate.records.stereotype import load_stereotype
-from gate.scorers.stereotype import mentions, score_stereotype, stereotype_label
+from gate.kinds.stereotype import mentions, score_stereotype, stereotype_label
+from gate.kinds.stereotype.config import StereotypeSuiteConfig
+from gate.kinds.stereotype.records import load_stereotype
 from tests.support.fake_runtime import FakeRuntime
 
 
@@ -133,7 +134,7 @@ def test_per_model_and_per_trait_aggregates(scored):
 
 
 def test_default_checks_judge_per_model(scored):
-    from gate.scorers.stereotype import DEFAULT_CHECKS
+    from gate.kinds.stereotype import DEFAULT_CHECKS
 
     result, _ = scored()
     verdict = judge_suite(result, DEFAULT_CHECKS, UnmeasuredPolicy.WARN)

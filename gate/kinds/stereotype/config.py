@@ -1,0 +1,24 @@
+"""The stereotype suite's entry in gate.yml."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gate.config.base import Globs, SuiteBase
+
+
+class StereotypeSuiteConfig(SuiteBase):
+    """Seed stereotype-drift-hearts: stereotype leakage from bias-injected vs control responses."""
+
+    kind: Literal["stereotype"]
+    records: Globs = Field(description="Probe records, JSON or JSONL, or the seed's evaluation files (globs).")
+    models: list[str] | None = Field(None, description="Only score these models.")
+    classifier: str | None = Field(None, description="Overrides `models.stereotype` for this suite.")
+    stereotype_label: str | int | None = Field(
+        None, description="The classifier label that means stereotype (name or index), when its `id2label` "
+        "names do not say so (e.g. LABEL_0/LABEL_1 with the stereotype class at 0).")
+    embedding: str | None = Field(None, description="Overrides `models.embedding` for this suite.")
+    significant_drift_threshold: float = Field(
+        0.2, gt=0, lt=1, description="A pair's drift counts as significant above this (the seed: 0.2, strict).")
