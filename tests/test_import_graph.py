@@ -17,7 +17,7 @@ KIND = "kinds/<kind>"  # the layer of every kind's own folder (a sub-package of 
 
 # Lowest first. A module may import its own layer or a lower one, never a higher one.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"__init__", "errors", "stats", "similarity", "redact", "interrupt", "jsonpos", "vcs", "sampling"}),
+    frozenset({"__init__", "errors", "stats", "redact", "interrupt"}),
     frozenset({"io"}),
     frozenset({"config"}),
     frozenset({"settings", "rubric", "results"}),

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import gate.baselines.history as history
-from gate import io, vcs
+from gate import io
 from gate.baselines.history import ALREADY, Entry
 from gate.config import GateConfig
 from gate.errors import PublishError
-from gate.io import paths
+from gate.io import paths, vcs
 from gate.settings import Settings
 
 RECORDED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from gate import io
+from gate.commands.sampling import Scored, spread_sample, submission_score
 from gate.errors import InputError, Problem, describe
-from gate.sampling import Scored, spread_sample, submission_score
 
 
 def sample_exercises(paths: list[Path], output_dir: Path, per_exercise: int, seed: int) -> None:

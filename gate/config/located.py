@@ -193,7 +193,7 @@ def line_of(root: yaml.Node | None, loc: tuple) -> int | None:
 
 def _lone_surrogates(root: yaml.Node | None, filename: str) -> list[Problem]:
     """Scalars holding half a surrogate pair ("\\ud800"): no report, comment or check run could be written."""
-    from gate.jsonpos import surrogate_at, surrogate_escape
+    from gate.io.jsonpos import surrogate_at, surrogate_escape
 
     problems, seen, stack = [], set(), [root]
     while stack:

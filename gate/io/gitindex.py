@@ -1,6 +1,6 @@
 """The files a checkout's git index lists, read without git: for the Docker action, whose image carries no git
 (and where a git would refuse a workspace another user owns), so that `gate.steps.model_work`'s refusal of a
-committed cache holds there too. `gate.vcs.tracked` asks git first; this is its fallback.
+committed cache holds there too. `gate.io.vcs.tracked` asks git first; this is its fallback.
 
 Reproduces what `git ls-files -- PATH` lists for the index formats git writes (Documentation/gitformat-index.txt:
 versions 2, 3 and 4, SHA-1 and SHA-256 object names, extended flags, prefix-compressed names, merge stages). A
@@ -29,7 +29,7 @@ _SPLIT_INDEX = b"link"  # the extension of a split index: most entries are in .g
 # of its entries). What the names may add up to is bounded by the file: a real index's names take about as many
 # bytes as its entries (one of ~64 bytes and a path of ~80); 16x leaves room for paths of a kilobyte that differ
 # in a few bytes each, and the slack covers a small index with one long path. Past it: None ("cannot tell", as
-# for any index this cannot read; `gate.vcs.tracked` asks git first).
+# for any index this cannot read; `gate.io.vcs.tracked` asks git first).
 _NAMES_PER_BYTE = 16
 _NAMES_SLACK = 1 << 20
 _OBJECT_FORMAT = re.compile(rb"^\s*objectformat\s*=\s*(\w+)\s*$", re.IGNORECASE | re.MULTILINE)

@@ -20,8 +20,8 @@ import orjson
 
 import gate.io.limits as limits
 from gate.errors import InputError, Problem
+from gate.io.jsonpos import lone_surrogates, surrogate_escape
 from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, not_utf8, open_input, too_large
-from gate.jsonpos import lone_surrogates, surrogate_escape
 
 NOT_OBJECT_FIX = "make each record a JSON object: {\"field\": value, ...}"
 _CHUNK = 1 << 20

@@ -20,10 +20,10 @@ from typing import IO, Any, TypeVar
 import gate.io.limits as limits
 from gate.errors import InputError, Problem
 from gate.io.jsonl import NOT_OBJECT_FIX, decode, read_jsonl, surrogate_problem
+from gate.io.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates
 from gate.io.regular import open_regular
 from gate.io.source import EMPTY_FIX, RawRecord, SourceRef, display_path, read_text
 from gate.io.tables import READERS as TABLE_READERS
-from gate.jsonpos import JsonSyntaxError, LoneSurrogate, loads_with_lines, lone_surrogates
 
 T = TypeVar("T")
 

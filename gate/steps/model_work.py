@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from gate import io, vcs
+from gate import io
 from gate.config import GateConfig
 from gate.errors import ConfigError, InputError, Problem
+from gate.io import vcs
 from gate.kinds import get_kind
 from gate.runtime.api import ClassifierLabels
 from gate.runtime.facade import (

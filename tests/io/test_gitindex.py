@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gate import vcs
+from gate.io import vcs
 from gate.io.gitindex import _index_names, tracked_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git to write the indexes it reads")

@@ -198,7 +198,7 @@ def test_float_noise_past_the_bertscore_bound_is_snapped_but_real_excursions_are
 def test_snap_puts_only_float_noise_back_on_a_bound():
     import numpy as np
 
-    from gate.similarity import cosine_matrix, snap
+    from gate.stats.similarity import cosine_matrix, snap
 
     assert snap(1.0000000180620137, 0.0, 1.0) == 1.0 and snap(-1e-9, 0.0, 1.0) == 0.0
     assert snap(1.01, 0.0, 1.0) == 1.01 and snap(-0.5, 0.0, 1.0) == -0.5 and snap(None, 0.0, 1.0) is None
@@ -216,7 +216,7 @@ def test_a_cosine_matrix_with_a_vector_of_no_direction_is_nan_there_without_a_wa
 
     import numpy as np
 
-    from gate.similarity import cosine_matrix
+    from gate.stats.similarity import cosine_matrix
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

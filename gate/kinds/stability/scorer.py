@@ -32,9 +32,9 @@ from gate.results import (
     Unmeasured,
 )
 from gate.runtime.api import Embeddings
-from gate.similarity import cosine_matrix, off_diagonal_mean
 from gate.stats import ItemStatistic, mean, std
 from gate.stats import statistics as item_stats
+from gate.stats.similarity import cosine_matrix, off_diagonal_mean
 
 METRICS = {spec.name: spec for spec in (
     MetricSpec("stability_coefficient", Direction.HIGHER_IS_BETTER, "Mean stability coefficient over questions"),

@@ -19,7 +19,7 @@ from gate.kinds.stereotype.records import StereotypeData, load_stereotype
 from gate.kinds.stereotype.statistics import stereotype_statistic
 from gate.records.samples import sample_columns
 from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings
-from gate.similarity import cosine_similarity
+from gate.stats.similarity import cosine_similarity
 
 _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
 METRICS = {spec.name: spec for spec in (

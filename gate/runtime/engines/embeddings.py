@@ -3,7 +3,7 @@
 torch and transformers are imported lazily by `SentenceEmbedder.load`, never at module import; a model of the
 plain Transformer + mean-pooling shape runs through `gate.runtime.engines.pooled` (SentenceTransformer's tensors
 without importing sentence-transformers), any other through `SentenceTransformer`. The similarity itself is the
-pure `gate.similarity.cosine_similarity`.
+pure `gate.stats.similarity.cosine_similarity`.
 """
 
 from __future__ import annotations

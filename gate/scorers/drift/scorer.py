@@ -19,7 +19,7 @@ from gate.runtime.api import BertScoreSpec
 from gate.scorers.drift.groups import aggregate, group_results
 from gate.scorers.drift.submissions import Scored, baseline_of, columns_of, credit_differences, item_key, to_item
 from gate.scorers.item_statistics import drift_columns, drift_statistic
-from gate.similarity import snap
+from gate.stats.similarity import snap
 
 METRICS = {
     spec.name: spec

@@ -14,7 +14,7 @@ from gate.kinds.base import ScoringContext
 from gate.kinds.stability.config import AnswerProbability, StabilitySuiteConfig
 from gate.kinds.stability.records import StabilityRecord, load_stability
 from gate.kinds.stability.scorer import response_probability, score_stability
-from gate.similarity import off_diagonal_mean
+from gate.stats.similarity import off_diagonal_mean
 from tests.support.fake_runtime import FakeRuntime
 
 VECTORS = {"a": [1.0, 0.0, 0.0], "b": [0.8, 0.6, 0.0], "c": [0.0, 1.0, 0.0], "d": [0.6, 0.0, 0.8],

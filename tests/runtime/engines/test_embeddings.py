@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from gate.runtime.engines.embeddings import SentenceEmbedder
-from gate.similarity import cosine_similarity  # noqa: E402
+from gate.stats.similarity import cosine_similarity  # noqa: E402
 from tests.support.tiny_models import (  # noqa: E402
     NEUTRAL_SENTENCES,
     STEREOTYPE_SENTENCES,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.jsonpos import JsonSyntaxError, loads_with_lines
+from gate.io.jsonpos import JsonSyntaxError, loads_with_lines
 
 DOC = """{
   "id": 14676,
@@ -68,7 +68,7 @@ def test_agrees_with_json_on_any_document(value, indent):
 
 
 def test_a_lone_surrogate_is_found_where_the_string_is():
-    from gate.jsonpos import LoneSurrogate
+    from gate.io.jsonpos import LoneSurrogate
 
     text = '{\n  "a": [1,\n    "ok \\ud83d\\ude00",\n    "x\\udc00y"]\n}'
     with pytest.raises(LoneSurrogate) as caught:
@@ -78,7 +78,7 @@ def test_a_lone_surrogate_is_found_where_the_string_is():
 
 
 def test_lone_surrogates_walks_values_and_keys_in_document_order():
-    from gate.jsonpos import lone_surrogates
+    from gate.io.jsonpos import lone_surrogates
 
     value = json.loads('{"k\\ud800": 1, "b": ["fine \\ud83d\\ude00", {"c": "\\udfff!"}]}')
     assert [(path, at) for path, _, at in lone_surrogates(value)] == [((), 1), (("b", 1, "c"), 0)]

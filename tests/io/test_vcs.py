@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gate import vcs
+from gate.io import vcs
 from tests.io.test_gitindex_hostile import crafted
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -51,7 +51,7 @@ def test_git_lists_a_crafted_index_within_bounded_memory(tmp_path: Path):
     space in proportion to the index, and past it the gate reads the index itself. In a child, whose children's
     peak RSS is git's alone."""
     repo = checkout(tmp_path, crafted(300_000))  # ~175 MB of names
-    code = ("import resource, sys; from pathlib import Path; from gate import vcs; vcs.GIT_MEMORY = 32 << 20; "
+    code = ("import resource, sys; from pathlib import Path; from gate.io import vcs; vcs.GIT_MEMORY = 32 << 20; "
             "r = Path(sys.argv[1]); found = vcs.tracked(r, r / 'gate-cache'); "
             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, found is None)")
     done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True, timeout=60,
