@@ -21,14 +21,20 @@ from gate.kinds.base import ConfigT, Grader, Kind, KnownMetrics, RecordsT, Scori
 class Registry(Mapping[str, "Kind[Any, Any]"]):
     """kind -> its `Kind`: the registered kinds, loaded when first asked for."""
 
+    _checked: tuple[tuple[tuple[str, object], ...], dict[str, Kind[Any, Any]]] | None = None
+
     def _kinds(self) -> dict[str, Kind[Any, Any]]:
-        found = {}
-        for name, kind in registered():
+        found = registered()  # cached; a new tuple only after `reload`
+        if self._checked is not None and self._checked[0] is found:
+            return self._checked[1]
+        kinds = {}
+        for name, kind in found:
             if not isinstance(kind, Kind):
                 raise ConfigError(f"suite kind {name!r} is registered wrongly", [Problem(
                     field=f"entry point {name}", expected="a gate.kinds.Kind", found=type(kind).__name__)])
-            found[name] = kind
-        return found
+            kinds[name] = kind
+        self._checked = (found, kinds)
+        return kinds
 
     def __getitem__(self, kind: str) -> Kind[Any, Any]:
         return self._kinds()[kind]
