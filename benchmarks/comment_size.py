@@ -23,12 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gate.config import CheckConfig, DriftSuiteConfig, GateConfig, ReportConfig, UnmeasuredPolicy  # noqa: E402
+from gate.config import CheckConfig, GateConfig, ReportConfig, UnmeasuredPolicy  # noqa: E402
 from gate.judge import GateVerdict, judge_gate, judge_suite  # noqa: E402
 from gate.kinds.base import ScoringContext  # noqa: E402
-from gate.records.drift import load_drift  # noqa: E402
+from gate.kinds.drift import score_drift  # noqa: E402
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.records import load_drift  # noqa: E402
 from gate.report import context, fit_markdown, sizing  # noqa: E402
-from gate.scorers.drift import score_drift  # noqa: E402
 from gate.steps.output import COMMENT_OVERHEAD  # noqa: E402
 from tests.support.drift_fixtures import (  # noqa: E402
     candidate,

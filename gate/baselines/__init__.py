@@ -1,7 +1,7 @@
 """Baselines: what a run is compared with (DESIGN.md §2).
 
-A suite's run is judged against more than thresholds: its drift baseline feedback (`feedback`, the seed's
-"regenerate baseline"), the metric snapshot of blessed runs (`snapshots`, pure, and `comparison`, the files
+A suite's run is judged against more than thresholds (and a kind's own kept baseline outputs, in its folder): the
+metric snapshot of blessed runs (`snapshots`, pure, and `comparison`, the files
 and their comparability; `fingerprints` says how two measurements differ), the default branch's history of
 runs (`history`, the JSONL file; `flow`, reading and recording it around a run, on disk and on a history
 branch) with the trends drawn from it (`trends`), and thresholds calibrated from the noise of repeated runs
@@ -20,7 +20,6 @@ from gate.baselines.comparison import (
     stale_output_baselines,
     write_snapshot,
 )
-from gate.baselines.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
 from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.flow import HistoryRead, HistoryRemote, changed_files, read_history, record, should_record
 from gate.baselines.history import ALREADY, Entry, mermaid_trend, sparkline
@@ -37,8 +36,8 @@ from gate.baselines.trends import MetricTrend, SuiteTrend, key_metrics, suite_tr
 __all__ = [
     "ALREADY", "Calibration", "Entry", "HistoryRead", "HistoryRemote", "MetricTrend", "Proposal", "Skipped",
     "Snapshot", "SnapshotComparison", "SnapshotGroup", "SnapshotItem", "SuiteTrend", "age_in_days",
-    "baseline_feedback", "baseline_files", "blessed_exercise", "calibrate", "changed_files", "compare",
-    "comparisons", "fingerprint_differences", "id_key", "inputs_digest", "key_metrics", "mermaid_trend",
-    "model_version_of", "propose", "read_history", "read_snapshot", "record", "should_record", "snapshot_path",
+    "baseline_files", "calibrate", "changed_files", "compare",
+    "comparisons", "fingerprint_differences", "inputs_digest", "key_metrics", "mermaid_trend",
+    "propose", "read_history", "read_snapshot", "record", "should_record", "snapshot_path",
     "snippet", "sparkline", "stale_output_baselines", "suite_trends", "write_snapshot",
 ]

@@ -12,8 +12,8 @@ from gate.baselines.snapshots import Snapshot, SnapshotComparison, age_in_days, 
 from gate.config import GateConfig, SuiteBase
 from gate.errors import InputError, Problem
 from gate.io import paths
+from gate.kinds import get_kind
 from gate.results import SuiteResult
-from gate.scorers.drift import DriftDetails
 
 
 def snapshot_path(config: GateConfig, base_dir: Path, suite: str) -> Path:
@@ -22,7 +22,7 @@ def snapshot_path(config: GateConfig, base_dir: Path, suite: str) -> Path:
 
 
 def baseline_files(suite: SuiteBase, base_dir: Path) -> list[Path]:
-    """The suite's baseline input files (drift's baseline exercises, rag's baseline system); [] if none."""
+    """The suite's baseline input files (its kind's `baseline:` globs); [] if none."""
     patterns = getattr(suite, "baseline", None)
     if not patterns:
         return []
@@ -72,16 +72,15 @@ def comparisons(config: GateConfig, results: Sequence[SuiteResult], base_dir: Pa
 
 def stale_output_baselines(results: Sequence[SuiteResult], now: datetime,
                            max_age_days: int | None) -> dict[str, tuple[str, float]]:
-    """Suites whose kept baseline outputs (drift's baseline feedback) are older than allowed:
+    """Suites whose kept baseline outputs (`Kind.outputs_blessed_at`) are older than allowed:
     suite -> (oldest timestamp, age in days)."""
     out: dict[str, tuple[str, float]] = {}
     if max_age_days is None:
         return out
     for result in results:
-        exercises = result.details.exercises if isinstance(result.details, DriftDetails) else {}
-        stamps = sorted(f.oldest_baseline_at for f in exercises.values() if f.oldest_baseline_at)
-        if stamps:
-            age = age_in_days(stamps[0], now)
+        blessed_at = get_kind(result.kind).outputs_blessed_at
+        if oldest := blessed_at(result) if blessed_at else None:
+            age = age_in_days(oldest, now)
             if age is not None and age > max_age_days:
-                out[result.name] = (stamps[0], age)
+                out[result.name] = (oldest, age)
     return out

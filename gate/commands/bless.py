@@ -14,13 +14,14 @@ from pathlib import Path
 
 from gate import __version__, io
 from gate.baselines import comparison
-from gate.baselines.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
 from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.snapshots import Snapshot
-from gate.config import DriftSuiteConfig, GateConfig
+from gate.config import GateConfig
 from gate.errors import ConfigError, InputError, Problem
 from gate.io import vcs
-from gate.records.drift import load_drift
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
+from gate.kinds.drift.records import load_drift
 from gate.report.formatting import counted
 from gate.run import measure, read_config
 from gate.settings import Settings

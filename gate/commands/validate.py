@@ -19,9 +19,10 @@ from pathlib import Path
 
 from gate import io
 from gate.baselines.comparison import read_snapshot, snapshot_path
-from gate.config import DriftSuiteConfig, GateConfig, SuiteBase
+from gate.config import GateConfig, SuiteBase
 from gate.errors import ConfigError, ExitCode, InputError, ModelUnavailable, Problem
 from gate.kinds import get_kind
+from gate.kinds.drift.config import DriftSuiteConfig
 from gate.run import read_config
 from gate.runtime.facade import resolve_model
 from gate.steps import load_suites, refuse_a_committed_cache, select_suites

@@ -2,11 +2,11 @@
 
 `gate` holds `GateConfig` and its report, publish, baselines and history sections; `base` the shared pieces
 (strict models, checks, the suite base); `runtime` the models and runtime settings; `verdicts` alpha, its
-correction, the inconclusive policy and waivers; `suites` and `rag` one model per suite
-kind. `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors become located `Problem`s through
-`located`, which rubric files use too; `paths` confines the paths it names to the workspace); import
-`load_config` from `gate.config.loader` itself; it checks the metric names of `checks:` against the catalogue
-its caller passes in (`gate.run.read_config` passes the scorers'), so config imports no scorer.
+correction, the inconclusive policy and waivers; `rag` the RAG suite's model (still here: its
+LLM grader's settings are the core's too). `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors
+become located `Problem`s through `located`, which rubric files use too; `paths` confines the paths it names to
+the workspace); import `load_config` from `gate.config.loader` itself; it checks the metric names of `checks:`
+against the catalogue its caller passes in (`gate.run.read_config` passes the scorers'), so config imports no scorer.
 `endpoints` and `grader_access` decide where the RAG suite's LLM grader may send its API key: the workflow's
 allow-list, never gate.yml's. A suite kind's model lives in its own folder (`gate.kinds`) and joins the
 `SuiteConfig` union of `gate` by registering (`registered`: the `llm_quality_gate.kinds` entry points,
@@ -33,15 +33,11 @@ from gate.config.gate import (
 from gate.config.grader_access import GraderAccess
 from gate.config.rag import GraderConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
 from gate.config.runtime import BertScoreModelConfig, Device, ModelsConfig, Precision, RuntimeConfig
-from gate.config.suites import (
-    CreditDriftMode,
-    DriftSuiteConfig,
-)
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 __all__ = [
     "WORKSPACE_RULE", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
-    "CommentMode", "CommentWhen", "Correction", "CreditDriftMode", "Device", "DriftSuiteConfig", "GateChangesPolicy",
+    "CommentMode", "CommentWhen", "Correction", "Device", "GateChangesPolicy",
     "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HistoryConfig", "InconclusivePolicy",
     "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",

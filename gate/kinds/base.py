@@ -102,6 +102,11 @@ class Kind(Generic[ConfigT, RecordsT]):
     # catalogue (each proposed check spends false-alarm budget); `calibrated` adds what only the reports name
     calibration_metrics: tuple[str, ...] = ()
     calibrated: Callable[[Collection[str]], tuple[str, ...]] | None = None
+    # (its measured suite) -> when the oldest baseline output the kind keeps in its own inputs was written (a
+    # blessed answer), or None; a run flags it past `baselines.max_age_days`
+    outputs_blessed_at: Callable[[SuiteResult], str | None] | None = None
+    # (judged suite) -> a line under the suite in the terminal summary (its seed's own pass line); None: none
+    summary_line: Callable[[SuiteVerdict], str] | None = None
 
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
         """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be

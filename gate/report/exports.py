@@ -1,6 +1,5 @@
 """The seeds' own output files, written next to the gate's report for users of the original tools.
 
-- drift: `<suite>/quality_drift_report.json` (the seed's structure, with `passed` per exercise × model);
 - rag: `<suite>/evaluation.<system>.json` (the seed's evaluation report) per system, and
   `<suite>/comparison.json` when there is a baseline.
 """
@@ -15,7 +14,6 @@ from pathlib import Path
 from gate import io
 from gate.judge import SuiteVerdict
 from gate.kinds import get_kind
-from gate.report.kinds import drift
 from gate.results import details_as
 from gate.scorers.rag import RagDetails
 
@@ -24,12 +22,6 @@ def write_seed_exports(suite: SuiteVerdict, directory: Path, run_day: str) -> li
     """The files the kind's seed wrote (`Kind.exports`; for the kinds not yet in their own folders, `_WRITERS`)."""
     writer = get_kind(suite.result.kind).exports or _WRITERS.get(suite.result.kind)
     return writer(suite, directory, run_day) if writer else []
-
-
-def _drift(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
-    path = directory / "quality_drift_report.json"
-    io.write_json_atomic(path, drift.quality_drift_report(suite))
-    return [path]
 
 
 def _rag(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
@@ -78,4 +70,4 @@ def folder_name(name: str) -> str:
 
 
 _WRITERS: dict[str, Callable[[SuiteVerdict, Path, str], list[Path]]] = {
-    "drift": _drift, "rag": _rag}
+    "rag": _rag}

@@ -6,9 +6,10 @@ rows: `compute(values)` takes an array of shape (..., n, c) (n items, c = len(co
 standard error has a closed form and its change test is exactly the paired t-test (`gate.stats.change`).
 
 The builders mirror how the scorers aggregate: `mean` (and rates, the mean of a boolean column), `std`
-(population, ddof 0, as the seeds' `np.std`), `maximum`, `minimum`, `median`, `percentile` (numpy's default
-linear interpolation, as the RAG summary's `np.percentile`) and `reciprocal_mean` (throughput: items per
-second of total time). A kind adds its own (corpus BLEU from per-item n-gram counts, the RAG overall score).
+(population, ddof 0, as the seeds' `np.std`), `sample_std` (ddof 1, as pandas'), `maximum`, `minimum`, `median`,
+`percentile` (numpy's default linear interpolation, as the RAG summary's `np.percentile`) and `reciprocal_mean`
+(throughput: items per second of total time). A kind adds its own (corpus BLEU from per-item n-gram counts, the
+RAG overall score).
 Pure numpy; nothing here knows a suite kind.
 """
 
@@ -67,3 +68,13 @@ def reciprocal_mean(column: str) -> ItemStatistic:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(total > 0, v.shape[-2] / np.where(total > 0, total, 1.0), np.nan)
     return ItemStatistic((column,), compute, name=f"items per total {column}")
+
+
+def sample_std(column: str) -> ItemStatistic:
+    """Standard deviation with ddof 1 (pandas' and `statistics.stdev`); NaN below two items."""
+    def compute(v: Rows) -> NDArray[np.float64]:
+        n = v.shape[-2]
+        if n < 2:
+            return np.full(v.shape[:-2], np.nan)
+        return v[..., 0].std(axis=-1, ddof=1)
+    return ItemStatistic((column,), compute, name=f"sample standard deviation of {column}")

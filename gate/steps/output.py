@@ -20,7 +20,6 @@ from gate.report import sizing
 from gate.report.annotations import check_annotations
 from gate.report.context import RunInfo, significance_line
 from gate.report.formatting import icon, verdict_words, waivers_applied
-from gate.report.kinds.drift import seed_caption
 from gate.runtime.facade import Reporter
 from gate.settings import Settings
 
@@ -179,8 +178,9 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
         out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): "
                   f"{verdict_words(suite.verdict, waivers_applied([suite]))}"
                   f" — checks: {counts or 'none'}\n")
-        if suite.result.kind == "drift":
-            out.write(f"     {seed_caption(suite)}\n")
+        summary_line = get_kind(suite.result.kind).summary_line
+        if summary_line is not None:
+            out.write(f"     {summary_line(suite)}\n")
     out.write(written_line(written) + "\n")
     if verbose:
         for path in written.files:

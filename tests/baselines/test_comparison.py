@@ -22,11 +22,11 @@ from gate.baselines.comparison import (
 )
 from gate.baselines.snapshots import Snapshot
 from gate.config import GateConfig
-from gate.config.suites import DriftSuiteConfig
 from gate.errors import ConfigError, InputError
+from gate.kinds.drift import DriftDetails, DriftSettings, ExerciseFacts
+from gate.kinds.drift.config import DriftSuiteConfig
 from gate.kinds.stability.config import StabilitySuiteConfig
 from gate.results import SuiteResult
-from gate.scorers.drift import DriftDetails, DriftSettings, ExerciseFacts
 
 NOW = datetime(2026, 11, 22, tzinfo=timezone.utc)
 

@@ -15,7 +15,7 @@ from gate.cli import app
 from gate.commands.bless import bless_baseline
 from gate.commands.sample import sample_exercises
 from gate.errors import ConfigError, InputError
-from gate.records.drift import load_drift
+from gate.kinds.drift.records import load_drift
 from gate.run import read_config
 from tests.conftest import EXAMPLES
 from tests.support.drift_fixtures import (

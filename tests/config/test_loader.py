@@ -8,10 +8,11 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from gate.config import CheckConfig, CreditDriftMode, GateConfig, json_schema, known_kinds
+from gate.config import CheckConfig, GateConfig, json_schema, known_kinds
 from gate.config.loader import load_config, parse_config
 from gate.errors import ConfigError, ExitCode
 from gate.kinds import KINDS
+from gate.kinds.drift.config import CreditDriftMode
 from tests.conftest import EXAMPLES
 
 MINIMAL = """\

@@ -13,12 +13,13 @@ import re
 
 import pytest
 
-from gate.config import CheckConfig, DriftSuiteConfig, GateConfig, ReportConfig, UnmeasuredPolicy
+from gate.config import CheckConfig, GateConfig, ReportConfig, UnmeasuredPolicy
 from gate.judge import judge_gate, judge_suite
 from gate.kinds.base import ScoringContext
-from gate.records.drift import load_drift
+from gate.kinds.drift import score_drift
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.records import load_drift
 from gate.report import context, fit_markdown, sizing
-from gate.scorers.drift import score_drift
 from gate.steps.output import COMMENT_OVERHEAD
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime

@@ -5,13 +5,14 @@ from __future__ import annotations
 import jinja2
 import pytest
 
-from gate.config import CheckConfig, DriftSuiteConfig, GateConfig, ReportConfig, UnmeasuredPolicy
+from gate.config import CheckConfig, GateConfig, ReportConfig, UnmeasuredPolicy
 from gate.judge import judge_gate, judge_suite
 from gate.kinds.base import ScoringContext
-from gate.records.drift import load_drift
+from gate.kinds.drift import score_drift
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.records import load_drift
 from gate.report import context, markdown, render_markdown
 from gate.report.json_report import report_json
-from gate.scorers.drift import score_drift
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime
 

@@ -12,8 +12,9 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from gate.config import DriftSuiteConfig, GateConfig, ReportConfig
+from gate.config import GateConfig, ReportConfig
 from gate.judge import CheckVerdict
+from gate.kinds.drift.config import DriftSuiteConfig
 from gate.publish.bundle import Target
 from gate.report import context, fit_markdown, render_markdown, sizing
 from gate.settings import Settings

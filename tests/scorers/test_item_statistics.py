@@ -12,11 +12,14 @@ import statistics
 import numpy as np
 import pytest
 
-from gate.config import CreditDriftMode, DriftSuiteConfig, GateConfig
+from gate.config import GateConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError
 from gate.kinds import KINDS
 from gate.kinds.base import ScoringContext
+from gate.kinds.drift import score_drift
+from gate.kinds.drift.config import CreditDriftMode, DriftSuiteConfig
+from gate.kinds.drift.records import load_drift
 from gate.kinds.heuristic import score_heuristic
 from gate.kinds.heuristic.config import HeuristicSuiteConfig
 from gate.kinds.heuristic.records import load_heuristic
@@ -26,9 +29,7 @@ from gate.kinds.stability.scorer import score_stability
 from gate.kinds.stereotype import score_stereotype
 from gate.kinds.stereotype.config import StereotypeSuiteConfig
 from gate.kinds.stereotype.records import load_stereotype
-from gate.records.drift import load_drift
-from gate.scorers.drift import score_drift
-from gate.scorers.item_statistics import sample_std
+from gate.stats.statistics import sample_std
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime
 

@@ -8,8 +8,9 @@ import dataclasses
 import pytest
 
 import gate.report as report_module
-from gate.config import DriftSuiteConfig, GateConfig, PublishConfig
+from gate.config import GateConfig, PublishConfig
 from gate.judge import CheckVerdict
+from gate.kinds.drift.config import DriftSuiteConfig
 from gate.publish.bundle import PublishIdentity, Target
 from gate.report import context, fit_markdown, sizing
 from gate.settings import Settings

@@ -8,9 +8,8 @@ denominator is the expected count, models × prompts, not the items). Std is the
 from __future__ import annotations
 
 from gate.kinds.heuristic.config import HeuristicSuiteConfig
-from gate.scorers.item_statistics import sample_std
 from gate.stats import statistics as item
-from gate.stats.statistics import ItemStatistic
+from gate.stats.statistics import ItemStatistic, sample_std
 
 _HEURISTIC = {"median": item.median, "std": sample_std, "min": item.minimum, "max": item.maximum}
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.config import CreditDriftMode
-from gate.records.drift import DriftCandidate, FeedbackItem, Submission, total_credits
+from gate.kinds.drift.config import CreditDriftMode
+from gate.kinds.drift.records import DriftCandidate, FeedbackItem, Submission, total_credits
+from gate.kinds.drift.statistics import drift_item_values
 from gate.records.samples import sample_columns, sample_key
 from gate.results import Item, ItemDetails, Key
-from gate.scorers.item_statistics import drift_item_values
 from gate.stats import mean
 
 ITEM_COLUMNS = (  # with samples, "sample" follows "model" (`columns_of`)

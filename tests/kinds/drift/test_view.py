@@ -1,4 +1,4 @@
-"""The drift suite's view and the seed's own outputs (`gate.report.kinds.drift`), on hand-built judged suites:
+"""The drift suite's view and the seed's own outputs (`gate.kinds.drift.view`), on hand-built judged suites:
 which thresholds are the seed's, which groups passed, the cells and rows, the order of the worst submissions."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 
 from gate.config import UnmeasuredPolicy
 from gate.judge import Change, CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict, WaiverInfo
-from gate.records.drift import FeedbackItem
-from gate.report.kinds import drift
+from gate.kinds.drift import DriftDetails, DriftItemDetails, DriftSettings, ExerciseFacts
+from gate.kinds.drift import view as drift
+from gate.kinds.drift.records import FeedbackItem
 from gate.results import GroupResult, Item, SuiteResult
-from gate.scorers.drift import DriftDetails, DriftItemDetails, DriftSettings, ExerciseFacts
 
 PASS, WARN, FAIL, UNMEASURED = CheckVerdict.PASS, CheckVerdict.WARN, CheckVerdict.FAIL, CheckVerdict.UNMEASURED
 

@@ -1,4 +1,4 @@
-"""The config models of the built-in kinds not yet in their own folders (`gate/kinds/<kind>/config.py`)."""
+"""The drift suite's entry in gate.yml."""
 
 from __future__ import annotations
 

@@ -9,11 +9,12 @@ from functools import partial
 
 import pytest
 
-from gate.config import DriftSuiteConfig, GateConfig
+from gate.config import GateConfig
 from gate.errors import InputError
 from gate.kinds.base import ScoringContext
-from gate.records.drift import load_drift
-from gate.scorers.drift import DRIFT, ITEM_COLUMNS, score_drift
+from gate.kinds.drift import DRIFT, ITEM_COLUMNS, score_drift
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.records import load_drift
 from gate.scorers.samples import collapse
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gate.config import DriftSuiteConfig
 from gate.errors import InputError
-from gate.records.drift import feedback_text, load_drift, total_credits
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.records import feedback_text, load_drift, total_credits
 from tests.conftest import EXAMPLES
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 

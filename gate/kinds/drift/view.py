@@ -8,11 +8,12 @@ from typing import Any
 
 import gate.report.per_model as per_model
 from gate.judge import CheckVerdict, Op, SuiteVerdict, Verdict, worst
-from gate.records.drift import FeedbackItem
+from gate.kinds.drift.records import FeedbackItem
+from gate.kinds.drift.scorer import DriftDetails, DriftSettings
+from gate.kinds.drift.submissions import DriftItemDetails
 from gate.report.escape import inert
 from gate.report.formatting import counted, icon, number
 from gate.results import GroupResult, Item, details_as, key_label
-from gate.scorers.drift import DriftDetails, DriftItemDetails, DriftSettings
 
 TEXT_LIMIT = 600  # characters of one feedback description shown side by side
 

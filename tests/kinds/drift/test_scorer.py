@@ -6,12 +6,13 @@ import math
 
 import pytest
 
-from gate.config import CheckConfig, CreditDriftMode, DriftSuiteConfig, GateConfig, UnmeasuredPolicy
+from gate.config import CheckConfig, GateConfig, UnmeasuredPolicy
 from gate.judge import CheckVerdict, judge_suite
 from gate.kinds.base import ScoringContext
-from gate.records.drift import FeedbackItem, load_drift
-from gate.report.kinds.drift import quality_drift_report, seed_summary
-from gate.scorers.drift import credit_differences, score_drift
+from gate.kinds.drift import credit_differences, score_drift
+from gate.kinds.drift.config import CreditDriftMode, DriftSuiteConfig
+from gate.kinds.drift.records import FeedbackItem, load_drift
+from gate.kinds.drift.view import quality_drift_report, seed_summary
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime
 

@@ -12,9 +12,9 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field
 
 from gate import io
-from gate.config import DriftSuiteConfig
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
+from gate.kinds.drift.config import DriftSuiteConfig
 from gate.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_each
 from gate.records.samples import Sample, SampleMixing
 

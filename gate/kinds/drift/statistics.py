@@ -1,16 +1,10 @@
-"""The drift metrics as functions of their items' values.
+"""The drift metrics as functions of their items' values (what a significance test recomputes on resampled items).
 
-A significance test (`gate.stats.change`) resamples a group's items and recomputes the metric, so every metric
-that is not a plain mean of one item column gets here the `ItemStatistic` that reproduces the scorer's own
-group value from the rows of all the group's items (the tests check each against the scorer's output). Means are
-found by `Kind.item_column`; the metrics no resample of items can recompute are None:
-
-- drift: `coverage` (the share of the baseline's submissions answered: a missing submission is no item).
-  In `credit_drift_mode: item` a group's credit drift pools every positional difference of its submissions,
-  so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
-  of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
-  and max are combined from them (Chan et al.'s pairwise update, exact and stable).
-Pure numpy.
+`coverage` (the share of the baseline's submissions answered: a missing submission is no item) has none.
+In `credit_drift_mode: item` a group's credit drift pools every positional difference of its submissions,
+so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
+of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
+and max are combined from them (Chan et al.'s pairwise update, exact and stable). Pure numpy.
 """
 
 from __future__ import annotations
@@ -21,27 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from gate.config import (
-    CreditDriftMode,
-    DriftSuiteConfig,
-)
+from gate.kinds.drift.config import CreditDriftMode, DriftSuiteConfig
 from gate.stats import statistics as item
 from gate.stats.statistics import ItemStatistic, Rows
 
 DRIFT_POOLED = ("credit_drift", "credit_drift_count", "credit_drift_ss", "credit_drift_peak")
-
-
-def sample_std(column: str) -> ItemStatistic:
-    """Standard deviation with ddof 1 (pandas' and `statistics.stdev`); NaN below two items."""
-    def compute(v: Rows) -> NDArray[np.float64]:
-        n = v.shape[-2]
-        if n < 2:
-            return np.full(v.shape[:-2], np.nan)
-        return v[..., 0].std(axis=-1, ddof=1)
-    return ItemStatistic((column,), compute, name=f"sample standard deviation of {column}")
-
-
-# ------------------------------------------------------------------------------------------------------ drift
 
 
 def drift_item_values(drifts: Sequence[float] | None) -> dict[str, float | None]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 
 from gate.judge import Verdict
-from gate.report.kinds import drift
-from tests.report.kinds.test_drift import FAIL, PASS, check, group, judged, key
+from gate.kinds.drift import view as drift
+from tests.kinds.drift.test_view import FAIL, PASS, check, group, judged, key
 
 
 def test_a_failed_suite_whose_pairs_all_passed_names_the_checks_that_failed_it():

@@ -1,4 +1,4 @@
-"""Drift baseline feedback: the seed's "regenerate baseline" for drift suites (pure part).
+"""Drift baseline feedback: the seed's "regenerate baseline" for drift suites (pure part), and its age.
 
 `bless` replaces `baseline_feedback` of each submission a candidate model answered with that
 model's feedback, a timestamp and the model version. Everything else in the exercise file (other
@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from gate.records.drift import DriftCandidate
+from gate.kinds.drift.records import DriftCandidate
+from gate.kinds.drift.scorer import DriftDetails
+from gate.results import SuiteResult
 
 
 def baseline_feedback(candidate: DriftCandidate, model_version: str, now: datetime) -> dict[str, Any]:
@@ -53,3 +55,10 @@ def id_key(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return value.strip() if isinstance(value, str) else str(value)
+
+
+def oldest_blessed(result: SuiteResult) -> str | None:
+    """When the oldest baseline feedback a suite compared with was written (`Kind.outputs_blessed_at`)."""
+    exercises = result.details.exercises if isinstance(result.details, DriftDetails) else {}
+    stamps = sorted(f.oldest_baseline_at for f in exercises.values() if f.oldest_baseline_at)
+    return stamps[0] if stamps else None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from gate.baselines.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
-from gate.records.drift import DriftCandidate
+from gate.kinds.drift.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
+from gate.kinds.drift.records import DriftCandidate
 from tests.support.drift_fixtures import feedback
 
 NOW = datetime(2025, 9, 1, 12, 30, 5, tzinfo=timezone.utc)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gate.records.drift import DriftData
+from gate.kinds.drift.records import DriftData
+from gate.kinds.drift.submissions import Scored
 from gate.results import GroupResult, Key, Unmeasured
-from gate.scorers.drift.submissions import Scored
 from gate.stats import maximum, mean, std
 
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gate.config import CheckConfig, DriftSuiteConfig
+from gate.config import CheckConfig
 from gate.io import paths
 from gate.kinds.base import Kind, ScoringContext
-from gate.records.drift import DriftData, Exercise, feedback_text, load_drift
+from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.groups import aggregate, group_results
+from gate.kinds.drift.records import DriftData, Exercise, feedback_text, load_drift
+from gate.kinds.drift.statistics import drift_columns, drift_statistic
+from gate.kinds.drift.submissions import Scored, baseline_of, columns_of, credit_differences, item_key, to_item
 from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
 from gate.runtime.api import BertScoreSpec
-from gate.scorers.drift.groups import aggregate, group_results
-from gate.scorers.drift.submissions import Scored, baseline_of, columns_of, credit_differences, item_key, to_item
-from gate.scorers.item_statistics import drift_columns, drift_statistic
 from gate.stats.similarity import snap
 
 METRICS = {
