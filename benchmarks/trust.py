@@ -60,10 +60,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gate.baselines.snapshots import Snapshot, compare  # noqa: E402
 from gate.config import CheckConfig, UnmeasuredPolicy  # noqa: E402
 from gate.judge import Verdict, VerdictSettings, judge_gate, judge_suite  # noqa: E402
+from gate.kinds.samples import collapse  # noqa: E402
 from gate.results import Item, SuiteResult  # noqa: E402
 from gate.scorers.rag import statistics as rag_statistics  # noqa: E402
 from gate.scorers.rag.generation import BLEU_STATISTICS  # noqa: E402
-from gate.scorers.samples import collapse  # noqa: E402
 from gate.stats import ItemStatistic, change_test, strictest_level, t_quantile  # noqa: E402
 from gate.stats import statistics as st  # noqa: E402
 
@@ -137,7 +137,7 @@ class World:
 
     def run(self, name: str, broken: np.ndarray | None = None, samples: int = 1) -> SuiteResult:
         """One run; with `samples` > 1, that many generations per item (records with a `sample` index), merged
-        by `gate.scorers.samples.collapse` as the gate does."""
+        by `gate.kinds.samples.collapse` as the gate does."""
         shared = {c.name: self.rng.normal(0, c.shared * c.noise * self.shared_scale) for c in self.kind.columns}
         draws = [self._draw(shared, broken) for _ in range(samples)]
         items = tuple(Item((("id", f"q{i:04d}"), *((("sample", str(s)),) if samples > 1 else ())),

@@ -4,7 +4,8 @@ A kind is a folder, `gate/kinds/<kind>/` for the built-in ones: its gate.yml mod
 statistics, report view and templates, assembled into one `Kind` object its package exports as `KIND`. Kinds are
 found through the `llm_quality_gate.kinds` entry point group (`gate.config.registered`) — the built-in ones
 register in pyproject.toml exactly as a third-party package would — and loaded on first use: `KINDS` maps each
-kind's name to its `Kind`, in registration order. Nothing outside a kind's folder names it.
+kind's name to its `Kind`, in registration order. Nothing outside a kind's folder names it. `samples` is the
+kinds' shared helper for repeated generations (one item per prompt, its mean and spread).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A record that carries `sample` is one draw of its item; records that differ only by `sample` are the same item,
 generated again. The kinds carry it into the item key as the LAST pair, only where a record has one, so the keys
-of runs without samples stay as they were (existing snapshots still pair) and `gate.scorers.samples.collapse`
+of runs without samples stay as they were (existing snapshots still pair) and `gate.kinds.samples.collapse`
 can merge the draws into one item with their mean and within-item spread — one run measuring its own noise.
 
 Identity checks here are shared by the kinds: the same item with the same sample twice stays a duplicate (each
@@ -21,7 +21,7 @@ from gate.errors import Problem
 from gate.io import SourceRef
 from gate.records import invalid
 
-SAMPLE = "sample"  # the field and the key's name (the same name as gate.scorers.samples.SAMPLE)
+SAMPLE = "sample"  # the field and the key's name (the same name as gate.kinds.samples.SAMPLE)
 _EXPECTED = "a sample index: a non-negative whole number or a non-empty string (e.g. 0, 1, 2 or \"s2\")"
 
 

@@ -1,1 +1,1 @@
-"""The built-in kinds' scorers, moving into their folders under `gate/kinds/`."""
+"""RAG's scorer, the last built-in kind's code still outside its folder under `gate/kinds/`."""

@@ -17,12 +17,11 @@ from gate import interrupt
 from gate.config import GateConfig, SuiteBase
 from gate.config.located import locate
 from gate.errors import ConfigError, InputError, Problem
-from gate.kinds import get_kind
+from gate.kinds import get_kind, samples
 from gate.kinds.base import Grader, ScoringContext
 from gate.results import SuiteResult
 from gate.runtime.api import ModelRuntime
 from gate.runtime.facade import Reporter
-from gate.scorers import samples
 
 
 @dataclass(frozen=True)

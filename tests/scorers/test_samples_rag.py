@@ -14,9 +14,9 @@ import pytest
 from gate.config import GateConfig, RagSuiteConfig, Significance
 from gate.errors import InputError
 from gate.kinds.base import ScoringContext
+from gate.kinds.samples import collapse
 from gate.records.rag import load_rag
 from gate.scorers.rag import RAG, score_rag
-from gate.scorers.samples import collapse
 from tests.support.fake_runtime import FakeRuntime
 
 # query -> the rank of "g" in each of its three candidate generations

@@ -15,7 +15,7 @@ from gate.kinds.base import ScoringContext
 from gate.kinds.drift import DRIFT, ITEM_COLUMNS, score_drift
 from gate.kinds.drift.config import DriftSuiteConfig
 from gate.kinds.drift.records import load_drift
-from gate.scorers.samples import collapse
+from gate.kinds.samples import collapse
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.fake_runtime import FakeRuntime
 

@@ -15,7 +15,7 @@ from gate.kinds.heuristic import HEURISTIC, score_heuristic
 from gate.kinds.heuristic.config import ExpectedResponses, HeuristicSuiteConfig
 from gate.kinds.heuristic.records import load_heuristic
 from gate.kinds.heuristic.rules import score_response
-from gate.scorers.samples import collapse
+from gate.kinds.samples import collapse
 from tests.support.fake_runtime import FakeRuntime
 
 CODE = 'def add(a, b):\n    """Add."""\n    return a + b\n'

@@ -13,10 +13,10 @@ from scipy import stats
 from gate.config import GateConfig
 from gate.errors import InputError
 from gate.kinds.base import ScoringContext
+from gate.kinds.samples import collapse
 from gate.kinds.stereotype import ITEM_COLUMNS, STEREOTYPE, score_stereotype
 from gate.kinds.stereotype.config import StereotypeSuiteConfig
 from gate.kinds.stereotype.records import load_stereotype
-from gate.scorers.samples import collapse
 from tests.support.fake_runtime import FakeRuntime
 
 # probe k, sample s: P(stereotype) of the control and of the bias-injected answer

@@ -1,4 +1,4 @@
-"""Repeated samples per item (gate.scorers.samples.collapse): one item per prompt with its mean, its spread as its
+"""Repeated samples per item (gate.kinds.samples.collapse): one item per prompt with its mean, its spread as its
 noise, metrics recomputed from the per-prompt means; and what that buys: one run measuring its own noise."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from gate.baselines.snapshots import Snapshot, compare
 from gate.config import CheckConfig, UnmeasuredPolicy
 from gate.judge import CheckVerdict, judge_suite
+from gate.kinds.samples import collapse
 from gate.results import GroupResult, Item, SuiteResult
-from gate.scorers.samples import collapse
 from gate.stats import statistics
 
 STATS = {"f1": statistics.mean("f1"), "f1_max": statistics.maximum("f1")}
