@@ -10,9 +10,10 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
+
+from gate.io import regular
 
 MAX_FILES = 10_000  # per tree and pattern set: a gate's own files are few; more is a tree to refuse, not to hash
 
@@ -36,39 +37,36 @@ def digests(root: Path, patterns: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def read_regular(path: Path, root: Path, limit: int = 1 << 20) -> bytes | None:
+def read_inside(path: Path, root: Path, limit: int = 1 << 20) -> bytes | None:
     """A regular file's bytes (at most `limit`), when it lies inside `root` (symlinks followed); else None."""
     target = Path(os.path.realpath(path))
-    base = Path(os.path.realpath(root))
-    if target != base and base not in target.parents:
+    if not _inside(target, Path(os.path.realpath(root))):
         return None
     try:
-        if not stat.S_ISREG(os.stat(target).st_mode):
-            return None
-        with open(target, "rb") as stream:
-            data = stream.read(limit + 1)
-    except OSError:
+        return regular.read_regular(target, limit)
+    except OSError:  # missing, unreadable, not a regular file, past the limit
         return None
-    return data if len(data) <= limit else None
 
 
 def _digest(path: Path, base: Path) -> str | None:
     target = Path(os.path.realpath(path))
-    if target != base and base not in target.parents:
+    if not _inside(target, base):
         return "link leaving the tree"
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        return None
-    if stat.S_ISDIR(mode):
-        return None
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
     digest = hashlib.sha256()
     try:
-        with open(target, "rb") as stream:
+        with regular.open_regular(target) as stream:  # never blocks on a FIFO, as every workspace read
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
+    except IsADirectoryError:
+        return None
+    except regular.NotRegular:
+        return "not a regular file"
+    except FileNotFoundError:
+        return None
     except OSError:
         return "unreadable"
     return digest.hexdigest()
+
+
+def _inside(target: Path, base: Path) -> bool:
+    return target == base or base in target.parents

@@ -80,7 +80,7 @@ def _from_tree(config: GateConfig, rel: str, folder: str, base: Path,
                proposed_root: Path) -> tuple[GateChanges, GateConfig | None]:
     changes: list[GateChange] = []
     problems: list[str] = []
-    proposed = _parse(trees.read_regular(proposed_root / rel, proposed_root), rel, problems)
+    proposed = _parse(trees.read_inside(proposed_root / rel, proposed_root), rel, problems)
     if proposed is not None:
         changes += compare_configs(config, proposed)
     patterns = {**gate_files(config, folder), **(gate_files(proposed, folder) if proposed else {})}
