@@ -60,10 +60,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gate.baselines.snapshots import Snapshot, compare  # noqa: E402
 from gate.config import CheckConfig, UnmeasuredPolicy  # noqa: E402
 from gate.judge import Verdict, VerdictSettings, judge_gate, judge_suite  # noqa: E402
+from gate.kinds.rag import statistics as rag_statistics  # noqa: E402
+from gate.kinds.rag.generation import BLEU_STATISTICS  # noqa: E402
 from gate.kinds.samples import collapse  # noqa: E402
 from gate.results import Item, SuiteResult  # noqa: E402
-from gate.scorers.rag import statistics as rag_statistics  # noqa: E402
-from gate.scorers.rag.generation import BLEU_STATISTICS  # noqa: E402
 from gate.stats import ItemStatistic, change_test, strictest_level, t_quantile  # noqa: E402
 from gate.stats import statistics as st  # noqa: E402
 

@@ -10,7 +10,7 @@ failed gate is exit 1, not an exception. The steps' helpers live in `gate.steps`
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from functools import partial
@@ -20,11 +20,12 @@ from typing import Any
 from gate import interrupt, io, report
 from gate.baselines import comparison, flow, history
 from gate.baselines.snapshots import SnapshotComparison
-from gate.config import GateConfig, ReportFormat, SuiteBase, grader_access
+from gate.config import GateConfig, GraderConfig, ReportFormat, SuiteBase, grader_access
 from gate.config.loader import load_config
 from gate.errors import ExitCode
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.kinds import KINDS, get_kind
+from gate.kinds.base import Grader
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
 from gate.publish.flow import publish as publish_report
@@ -175,17 +176,17 @@ def torch_runtime(config: GateConfig, base_dir: Path, settings: Settings) -> Tor
                         pull_into=settings.model_dir)
 
 
-def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]],
-               cache_dir: Path) -> Callable[[Any, Any], Any]:
-    """The LLM grader for RAG suites that enable it. Every enabled one of `selected` is checked first against what
+def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]], cache_dir: Path) -> Grader:
+    """The LLM grader for the suites that enable one. Every enabled one of `selected` is checked first against what
     the workflow allows (`settings.grader`: endpoints, key variable, never a GitHub token), located in gate.yml."""
     access = settings.grader
     grader_access.check(selected, access, settings.config_path)
 
-    def grade(config: Any, items: Any) -> Any:
-        from gate.scorers.rag.grader_client import run_grader
-
-        return run_grader(config, access.key(config), items, cache_dir=cache_dir / "judge" if config.cache else None)
+    def grade(kind: str, config: GraderConfig, items: Sequence[Any]) -> Any:
+        client = get_kind(kind).grade
+        if client is None:
+            raise TypeError(f"the {kind} kind asked for an LLM grader but registers no client (Kind.grade)")
+        return client(config, access.key(config), items, cache_dir / "judge" if config.cache else None)
     return grade
 
 

@@ -43,10 +43,10 @@ def test_only_the_github_package_imports_pygithub(path):
 
 
 # The LLM grader's HTTP client is the one exception under scorers/: the command hands it in (ScoringContext.grader).
-GRADER_CLIENT = GATE / "scorers" / "rag" / "grader_client.py"
+GRADER_CLIENT = GATE / "kinds" / "rag" / "grader_client.py"
 
 
-@pytest.mark.parametrize("path", [p for p in python_files("scorers") if p != GRADER_CLIENT] + python_files("judge")
+@pytest.mark.parametrize("path", [p for p in python_files("kinds") if p != GRADER_CLIENT] + python_files("judge")
                          + python_files("stats"), ids=lambda p: str(p.relative_to(GATE)))
 def test_pure_core_imports_no_io_libraries(path):
     assert not imported_modules(path) & (HEAVY | {"requests", "urllib", "subprocess"}), path
@@ -63,21 +63,25 @@ def gate_imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", python_files("records"), ids=lambda p: str(p.relative_to(GATE)))
+RECORDS = [GATE / "kinds" / "records.py", *python_files("kinds", "samples")] + sorted(GATE.glob("kinds/*/records.py"))
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: str(p.relative_to(GATE)))
 def test_records_never_import_scorers_or_the_judge(path):
-    assert not {n for n in gate_imports(path) if n.startswith(("gate.scorers", "gate.judge."))
-                or n == "gate.judge"}, path
+    assert not {n for n in gate_imports(path) if n.endswith(".scorer") or ".scorer." in n
+                or n.startswith("gate.judge.") or n == "gate.judge"}, path
 
 
-@pytest.mark.parametrize("path", [p for p in python_files("scorers") if p != GRADER_CLIENT] + python_files("judge"),
-                         ids=lambda p: str(p.relative_to(GATE)))
+@pytest.mark.parametrize("path", [p for p in python_files("kinds") if p not in (GRADER_CLIENT, GRADER_CLIENT.parent /
+                                   "__init__.py")] + python_files("judge"), ids=lambda p: str(p.relative_to(GATE)))
 def test_no_scorer_or_judge_module_imports_the_grader_client(path):
-    """The scorer stays pure: it gets the grader as a function and never sends a request itself."""
-    assert not {n for n in gate_imports(path) if n.startswith("gate.scorers.rag.grader_client")}, path
+    """The scorer stays pure: it gets the grader as a function and never sends a request itself. Only the kind's
+    registration names the client (`Kind.grade`, imported when the command first grades)."""
+    assert not {n for n in gate_imports(path) if n.startswith("gate.kinds.rag.grader_client")}, path
 
 
-def test_the_judge_imports_no_scorer():
-    assert not {n for p in python_files("judge") for n in gate_imports(p) if n.startswith("gate.scorers")}
+def test_the_judge_imports_no_kind():
+    assert not {n for p in python_files("judge") for n in gate_imports(p) if n.startswith("gate.kinds")}
 
 
 COMPILED = GATE / "report" / "compiled"  # Jinja2's generated code (scripts/compile-templates), one per template
@@ -95,7 +99,7 @@ def test_runtime_package_import_is_cheap():
     import subprocess
     import sys
 
-    code = ("import sys, gate.runtime, gate.runtime.api, gate.runtime.engines.session, gate.scorers, gate.report\n"
+    code = ("import sys, gate.runtime, gate.runtime.api, gate.runtime.engines.session, gate.kinds, gate.report\n"
             "sys.stdout.write(','.join(m for m in ('torch', 'transformers') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout == "", done.stdout

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gate import io as gate_io
-from gate.config import RagSuiteConfig
 from gate.config.loader import parse_config
 from gate.errors import ConfigError, InputError, Problem
 from gate.kinds import KINDS as REGISTERED
@@ -27,11 +26,12 @@ from gate.kinds.drift.config import DriftSuiteConfig
 from gate.kinds.drift.records import load_drift
 from gate.kinds.heuristic.config import HeuristicSuiteConfig
 from gate.kinds.heuristic.records import load_heuristic
+from gate.kinds.rag.config import RagSuiteConfig
+from gate.kinds.rag.records import load_rag
 from gate.kinds.stability.config import StabilitySuiteConfig
 from gate.kinds.stability.records import load_stability
 from gate.kinds.stereotype.config import StereotypeSuiteConfig
 from gate.kinds.stereotype.records import load_stereotype
-from gate.records.rag import load_rag
 from tests.badinputs.projects import (
     drift_candidate,
     exercise,

@@ -2,12 +2,12 @@
 
 `gate` holds `GateConfig` and its report, publish, baselines and history sections; `base` the shared pieces
 (strict models, checks, the suite base); `runtime` the models and runtime settings; `verdicts` alpha, its
-correction, the inconclusive policy and waivers; `rag` the RAG suite's model (still here: its
-LLM grader's settings are the core's too). `loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors
+correction, the inconclusive policy and waivers; `grader` an LLM grader's settings (a suite's `judge:`).
+`loader` turns gate.yml into a `GateConfig` (YAML and pydantic errors
 become located `Problem`s through `located`, which rubric files use too; `paths` confines the paths it names to
 the workspace); import `load_config` from `gate.config.loader` itself; it checks the metric names of `checks:`
 against the catalogue its caller passes in (`gate.run.read_config` passes the scorers'), so config imports no scorer.
-`endpoints` and `grader_access` decide where the RAG suite's LLM grader may send its API key: the workflow's
+`endpoints` and `grader_access` decide where a suite's LLM grader may send its API key: the workflow's
 allow-list, never gate.yml's. A suite kind's model lives in its own folder (`gate.kinds`) and joins the
 `SuiteConfig` union of `gate` by registering (`registered`: the `llm_quality_gate.kinds` entry points,
 `suite_configs()` lists them); a new top-level section of gate.yml goes
@@ -30,8 +30,8 @@ from gate.config.gate import (
     known_kinds,
     suite_configs,
 )
+from gate.config.grader import GraderConfig
 from gate.config.grader_access import GraderAccess
-from gate.config.rag import GraderConfig, RagSuiteConfig, Significance, SignificanceMethod, Targets
 from gate.config.runtime import BertScoreModelConfig, Device, ModelsConfig, Precision, RuntimeConfig
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
@@ -40,7 +40,7 @@ __all__ = [
     "CommentMode", "CommentWhen", "Correction", "Device", "GateChangesPolicy",
     "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HistoryConfig", "InconclusivePolicy",
-    "ModelsConfig", "Precision", "PublishConfig", "RagSuiteConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
-    "Significance", "SignificanceMethod", "StrictModel", "SuiteBase",
-    "SuiteConfig", "Targets", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",
+    "ModelsConfig", "Precision", "PublishConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
+    "StrictModel", "SuiteBase",
+    "SuiteConfig", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",
 ]

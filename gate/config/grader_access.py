@@ -18,7 +18,7 @@ So, before any request:
   ACTIONS_*, RUNNER_*): Settings does not even keep those among the keys the judge can read. A key whose value
   equals a GitHub/Actions token is refused too (`OPENAI_API_KEY: ${{ github.token }}`).
 
-The LLM grader (`gate.scorers.rag.grader_client`) then sends to the normalised URL only and follows no redirect.
+The LLM grader (`gate.kinds.rag.grader_client`) then sends to the normalised URL only and follows no redirect.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from gate.config.endpoints import DEFAULT_ENDPOINT, DEFAULT_KEY_ENV, Endpoint, k
 from gate.errors import ConfigError, Problem
 
 if TYPE_CHECKING:
-    from gate.config.rag import GraderConfig
+    from gate.config.grader import GraderConfig
 
 ENDPOINTS_INPUT, ENDPOINTS_ENV = "judge_endpoints", "LLM_GATE_JUDGE_ENDPOINTS"
 KEY_ENV_INPUT, KEY_ENV_ENV = "judge_api_key_env", "LLM_GATE_JUDGE_API_KEY_ENV"

@@ -6,7 +6,7 @@ from gate.io.append import append_line_locked, read_bytes_or_empty
 from gate.io.gitindex import tracked_files
 from gate.io.ownership import handed_back
 from gate.io.read import JsonDocument, expand_globs, read_binary, read_json_document, read_json_quiet, read_records
-from gate.io.report_dir import check_report_directory, report_directory
+from gate.io.report_dir import check_report_directory, folder_name, report_directory
 from gate.io.source import RawRecord, SourceRef, display_path, read_text
 from gate.io.write import (
     append_text,
@@ -22,8 +22,8 @@ from gate.io.write import (
 
 __all__ = [
     "JsonDocument", "RawRecord", "SourceRef", "append_line_locked", "append_text", "check_report_directory",
-    "display_path", "expand_globs", "handed_back", "read_binary", "read_bytes_or_empty", "read_json_document",
-    "read_json_quiet",
+    "display_path", "expand_globs", "folder_name", "handed_back", "read_binary", "read_bytes_or_empty",
+    "read_json_document", "read_json_quiet",
     "read_records", "read_text", "report_directory", "sha256_files", "to_json", "tracked_files", "write_bytes_atomic",
     "write_csv_atomic", "write_json_atomic", "write_stream_atomic", "write_text_atomic", "write_xlsx_atomic",
 ]

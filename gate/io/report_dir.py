@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Iterator
@@ -238,3 +239,8 @@ def _locked(directory: Path) -> Iterator[None]:
     finally:
         os.close(fd)  # closing releases the lock
 
+
+def folder_name(name: str) -> str:
+    """A model name or date as one safe path component ("org/model" -> "org_model")."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
+    return safe[:100]

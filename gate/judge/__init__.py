@@ -8,7 +8,7 @@ significance-tested checks and decides them, `waivers` applies gate.yml's waiver
 into suite and gate verdicts.
 Everything here is pure. A new kind of check goes in a module of its own that returns `CheckResult`s,
 called from `verdicts.judge_suite`. (The RAG suite's LLM-as-judge is not part of this: it is the LLM
-grader, `gate.scorers.rag.grader`, and it measures.)
+grader, `gate.kinds.rag.grader`, and it measures.)
 """
 
 from gate.judge.changes import change_checks, paired_rows, paired_values

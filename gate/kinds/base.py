@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -26,10 +26,40 @@ from gate.runtime.api import ModelRuntime
 from gate.stats import ItemStatistic
 from gate.stats import statistics as item_statistics
 
-# The LLM grader of the RAG suites: (the suite's `judge:` settings, its items) -> their scores. It does network
-# I/O (`gate.scorers.rag.grader_client.run_grader`, the API key bound by the command), so it is handed in.
-# A kind that grades calls it with its own item and run types (the RAG kind's `GraderItem`, `GraderRun`).
-Grader = Callable[[GraderConfig, Sequence[Any]], Any]
+# The LLM grader a suite's scorer calls: (its kind, the suite's `judge:` settings, its items) -> their scores. The
+# command builds it (`gate.run.llm_grader`): it checks where the key may go, binds the key and the cache, and
+# calls the kind's own client (`Kind.grade`) — network I/O, so the scorer never imports that client itself.
+# A kind that grades calls it with its own item and run types.
+Grader = Callable[[str, GraderConfig, Sequence[Any]], Any]
+# A kind's LLM grading client: (judge settings, API key, items, cache directory or None) -> the run.
+GradeClient = Callable[[GraderConfig, str, Sequence[Any], Path | None], Any]
+
+
+class ComparedMetric(Protocol):
+    """One metric of a baseline-vs-candidate comparison a kind makes inside one run (two systems), as the
+    dashboard draws it (read-only, so a frozen dataclass is one)."""
+
+    @property
+    def metric(self) -> str: ...
+    @property
+    def baseline(self) -> float | None: ...
+    @property
+    def candidate(self) -> float | None: ...
+    @property
+    def delta(self) -> float | None: ...
+    @property
+    def delta_pct(self) -> float | None: ...
+    @property
+    def n(self) -> int | None: ...
+    @property
+    def low(self) -> float | None: ...
+    @property
+    def high(self) -> float | None: ...
+    @property
+    def p_value(self) -> float | None: ...
+    @property
+    def outcome(self) -> str: ...  # improvement | regression | no significant change | n/a
+
 
 ConfigT = TypeVar("ConfigT", bound=SuiteBase)  # the kind's suite config model
 RecordsT = TypeVar("RecordsT")  # the kind's typed records, what `load` returns and `score` reads
@@ -40,7 +70,7 @@ class ScoringContext:
     gate: GateConfig
     runtime: ModelRuntime
     base_dir: Path  # the directory of gate.yml: relative paths in the config start here
-    grader: Grader | None = None  # None where no RAG suite grades (or the planning pass records what it would)
+    grader: Grader | None = None  # None where no suite grades (or the planning pass records what it would)
 
 
 @dataclass(frozen=True)
@@ -67,7 +97,7 @@ class Kind(Generic[ConfigT, RecordsT]):
     score: Callable[[str, ConfigT, RecordsT, ScoringContext], SuiteResult]
     model_roles: tuple[str, ...] = ()  # which of `models:` the kind loads ("bertscore", "embedding", ...)
     # (as `score`) -> nothing: asks `context.runtime` exactly what `score` would, measuring nothing — the
-    # planning pass's cheap path (a RAG suite's text metrics cost more than its requests); None: it runs `score`
+    # planning pass's cheap path (where text metrics cost more than the requests); None: it runs `score`
     plan: Callable[[str, ConfigT, RecordsT, ScoringContext], None] | None = None
     # Metrics a suite's own definitions can add (a custom rubric's `<metric>_mean`), beyond `metrics`.
     metric_pattern: re.Pattern[str] | None = None
@@ -98,6 +128,12 @@ class Kind(Generic[ConfigT, RecordsT]):
     # it draws with that value's range (None: unbounded)
     charts: tuple[str, ...] = ()
     distribution: tuple[str, tuple[float, float] | None] | None = None
+    # (its measured suite) -> the baseline-vs-candidate comparisons the run made, by title (a table each in the
+    # dashboard), and the metrics of them it charts; None: it compares nothing inside one run
+    comparisons: Callable[[SuiteResult], Mapping[str, Sequence[ComparedMetric]]] | None = None
+    comparison_charts: tuple[str, ...] = ()
+    # Its LLM grading client, where its suites can grade (gate.yml's `judge:`); imported when first called
+    grade: GradeClient | None = None
     # The metrics `llm-gate calibrate` proposes checks for by default: the ones a user gates on, not the whole
     # catalogue (each proposed check spends false-alarm budget); `calibrated` adds what only the reports name
     calibration_metrics: tuple[str, ...] = ()

@@ -10,7 +10,8 @@ from pathlib import Path
 from gate import io
 from gate.config import ReportConfig, ReportFormat
 from gate.judge import GateVerdict
-from gate.report import context, exports, markdown, sizing
+from gate.kinds import get_kind
+from gate.report import context, markdown, sizing
 from gate.report.json_report import report_json
 from gate.results import SuiteResult
 
@@ -87,7 +88,10 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
     for suite in verdict.suites:
         directory = output_dir / suite.result.name
         io.write_csv_atomic(directory / "items.csv", suite.result.item_columns, item_rows(suite.result))
-        files += [directory / "items.csv", *exports.write_seed_exports(suite, directory, run_day)]
+        files.append(directory / "items.csv")
+        seed_exports = get_kind(suite.result.kind).exports  # the files the kind's seed wrote
+        if seed_exports:
+            files += seed_exports(suite, directory, run_day)
     return WrittenReport(output_dir, text, tuple(files))
 
 

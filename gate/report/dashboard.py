@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from html import escape
 from typing import Any
@@ -26,16 +26,15 @@ import gate.report.over_time as over_time
 from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.kinds import get_kind
+from gate.kinds.base import ComparedMetric
 from gate.report.context import RunInfo, counts_as_line, significance_line, why
 from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
 from gate.report.precompiled import PrecompiledLoader
 from gate.results import key_label
-from gate.scorers.rag import RagDetails, Row
 
 MAX_ITEMS = 20_000  # per suite; beyond this a seeded sample (the page says so)
 SERIES_FIELDS = ("model", "system")
 MAX_BARS = 400  # groups (bars) one 720-px chart can show, ~1.5 px each
-COMPARED = ("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy", "overall_score")
 
 
 def render(verdict: GateVerdict, run: RunInfo, history: dict[str, Any] | None = None) -> str:
@@ -142,7 +141,7 @@ def _bar_charts(suite: SuiteVerdict) -> tuple[list[str], str | None]:
     """Up to three bar charts of the groups' key metrics, and why there are none when the groups are too many to
     draw (a 720-px chart of 10,000 bars shows nothing, and took seconds to write)."""
     result = suite.result
-    # a baseline run (rag) is drawn beside the candidate systems
+    # a baseline run (a level of its own) is drawn beside the candidates
     groups = result.groups_at("group") + result.groups_at("baseline")
     if len(groups) > MAX_BARS:
         return [], (f"No bar charts: {len(groups):,} groups are more than a chart can show ({MAX_BARS}); the "
@@ -177,18 +176,19 @@ def _distribution(suite: SuiteVerdict) -> str:
     return charts.histogram(f"Distribution of {metric} per item", list(by_series.items()), bounds=bounds)
 
 
-def _rag_comparisons(suite: SuiteVerdict) -> dict[str, tuple[Row, ...]]:
-    """A RAG suite's baseline-vs-candidate rows by title; {} for other kinds."""
-    details = suite.result.details
-    return dict(details.comparisons) if isinstance(details, RagDetails) else {}
+def _comparisons(suite: SuiteVerdict) -> Mapping[str, Sequence[ComparedMetric]]:
+    """The suite's baseline-vs-candidate rows by title (`Kind.comparisons`); {} where its kind compares nothing."""
+    compared = get_kind(suite.result.kind).comparisons
+    return compared(suite.result) if compared else {}
 
 
 def _comparison(suite: SuiteVerdict) -> str:
     svgs = []
-    for title, rows in _rag_comparisons(suite).items():
+    charted = get_kind(suite.result.kind).comparison_charts
+    for title, rows in _comparisons(suite).items():
         chosen = [(r.metric, r.baseline, r.candidate, f"{r.delta_pct:+.0f}%" if r.delta_pct is not None else "",
                    {"improvement": "▲", "regression": "▼"}.get(r.outcome, ""))
-                  for r in rows if r.metric in COMPARED]
+                  for r in rows if r.metric in charted]
         svgs.append(charts.comparison_bars(f"{title}: baseline vs candidate (▲ significant improvement, "
                                            "▼ significant regression)", chosen))
     return "".join(svgs)
@@ -196,7 +196,7 @@ def _comparison(suite: SuiteVerdict) -> str:
 
 def _comparison_tables(suite: SuiteVerdict) -> list[dict[str, Any]]:
     tables = []
-    for title, rows in _rag_comparisons(suite).items():
+    for title, rows in _comparisons(suite).items():
         tables.append({"title": title, "rows": [
             {"metric": r.metric, "baseline": number(r.baseline), "candidate": number(r.candidate),
              "delta": number(r.delta, "+.3f") if r.delta is not None else "n/a",

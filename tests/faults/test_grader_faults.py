@@ -15,8 +15,8 @@ import time
 import pytest
 
 from gate.config import GraderConfig
-from gate.scorers.rag.grader import GraderItem
-from gate.scorers.rag.grader_client import GIVE_UP_AFTER, run_grader
+from gate.kinds.rag.grader import GraderItem
+from gate.kinds.rag.grader_client import GIVE_UP_AFTER, run_grader
 from tests.test_cli import run_cli
 
 KEY = "sk-fault-0123456789abcdef"

@@ -19,8 +19,8 @@ import pytest
 from gate import interrupt
 from gate.config import GraderConfig
 from gate.interrupt import Interrupted
-from gate.scorers.rag.grader import GraderItem
-from gate.scorers.rag.grader_client import run_grader
+from gate.kinds.rag.grader import GraderItem
+from gate.kinds.rag.grader_client import run_grader
 from tests.conftest import EXAMPLES, REPO
 from tests.test_cli import run_cli
 

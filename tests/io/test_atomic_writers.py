@@ -19,10 +19,10 @@ from gate import io
 from gate.config import GraderConfig
 from gate.io import blobs
 from gate.io import write as io_write
+from gate.kinds.rag.grader import GraderItem
+from gate.kinds.rag.grader_client import run_grader
 from gate.runtime.work.plan import Shard
 from gate.runtime.work.store import ResultStore
-from gate.scorers.rag.grader import GraderItem
-from gate.scorers.rag.grader_client import run_grader
 
 
 def write_report(path: Path, httpserver) -> Path:

@@ -8,10 +8,10 @@ from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
 from gate.kinds import KINDS
 from gate.kinds.drift import view as drift
 from gate.kinds.heuristic import view as heuristic
+from gate.kinds.rag import view as rag
 from gate.kinds.stability import view as stability
 from gate.kinds.stereotype import view as stereotype
 from gate.report import views
-from gate.report.kinds import rag
 from gate.results import GroupResult, SuiteResult
 from tests.support.kinds import with_view
 

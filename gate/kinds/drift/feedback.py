@@ -51,7 +51,7 @@ def blessed_exercise(exercise: Mapping[str, Any], updates: Mapping[str, dict[str
 
 
 def id_key(value: Any) -> str:
-    """An id from an exercise file as the loaders compare it (`gate.records.Id`): 7, 7.0 and " 7" are "7"."""
+    """An id from an exercise file as the loaders compare it (`gate.kinds.records.Id`): 7, 7.0 and " 7" are "7"."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return value.strip() if isinstance(value, str) else str(value)

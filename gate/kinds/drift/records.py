@@ -15,8 +15,8 @@ from gate import io
 from gate.errors import InputError, Problem, describe
 from gate.io import JsonDocument, SourceRef
 from gate.kinds.drift.config import DriftSuiteConfig
-from gate.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_each
-from gate.records.samples import Sample, SampleMixing
+from gate.kinds.records import Id, InputModel, Magnitude, Text, invalid, selected_models, short, validate, validate_each
+from gate.kinds.samples.field import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -55,7 +55,7 @@ class DriftCandidate(InputModel):
     submission_id: Id
     model: NonEmpty
     feedback: list[FeedbackItem]
-    sample: Sample = None  # one of several generations for this submission and model (gate.records.samples)
+    sample: Sample = None  # one of several generations for this submission and model (gate.kinds.samples.field)
 
 
 @dataclass(frozen=True)

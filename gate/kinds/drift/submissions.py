@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from gate.kinds.drift.config import CreditDriftMode
 from gate.kinds.drift.records import DriftCandidate, FeedbackItem, Submission, total_credits
 from gate.kinds.drift.statistics import drift_item_values
-from gate.records.samples import sample_columns, sample_key
+from gate.kinds.samples.field import sample_columns, sample_key
 from gate.results import Item, ItemDetails, Key
 from gate.stats import mean
 

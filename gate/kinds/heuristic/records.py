@@ -13,8 +13,8 @@ from gate import io
 from gate.errors import InputError, Problem, describe
 from gate.kinds.heuristic.config import HeuristicSuiteConfig
 from gate.kinds.heuristic.rubric import Rubric, load_rubric, suite_metric_names
-from gate.records import Id, InputModel, Text, selected_models, short, validate_each
-from gate.records.samples import Sample, SampleMixing
+from gate.kinds.records import Id, InputModel, Text, selected_models, short, validate_each
+from gate.kinds.samples.field import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -26,7 +26,7 @@ class HeuristicRecord(InputModel):
     response: Text  # an empty response is scored like any other, and counted in the missing-data analysis
     prompt: str | None = None
     id: Id | None = None  # optional; carried first in items.csv when the records have one (DESIGN.md §5)
-    sample: Sample = None  # one of several generations for this prompt and model (gate.records.samples)
+    sample: Sample = None  # one of several generations for this prompt and model (gate.kinds.samples.field)
 
 
 @dataclass(frozen=True)

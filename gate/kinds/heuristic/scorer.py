@@ -34,7 +34,7 @@ from gate.kinds.heuristic.records import HeuristicData, load_heuristic
 from gate.kinds.heuristic.rubric import Rubric
 from gate.kinds.heuristic.rules import Fired, score_response
 from gate.kinds.heuristic.statistics import heuristic_statistic
-from gate.records.samples import sample_columns, sample_key
+from gate.kinds.samples.field import sample_columns, sample_key
 from gate.results import GroupResult, Item, ItemDetails, Key, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
 
 

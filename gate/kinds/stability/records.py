@@ -13,8 +13,7 @@ from pydantic import BeforeValidator, Field, field_validator
 
 from gate import io
 from gate.errors import InputError, Problem
-from gate.kinds.stability.config import StabilitySuiteConfig
-from gate.records import (
+from gate.kinds.records import (
     MAX_MAGNITUDE,
     FiniteFloat,
     Id,
@@ -25,6 +24,7 @@ from gate.records import (
     short,
     validate_each,
 )
+from gate.kinds.stability.config import StabilitySuiteConfig
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 

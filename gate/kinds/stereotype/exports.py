@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from gate import io
+from gate.io import folder_name
 from gate.judge import SuiteVerdict
 from gate.kinds.stereotype.probes import SEED_COLUMNS, StereotypeItemDetails
-from gate.report.exports import folder_name
 from gate.results import details_as
 
 STEREOTYPE_TEXT_COLUMNS = ("id", "model", "date", "trait", "emgsd_text", "control_response", "turn2_response")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gate.kinds.samples.field import sample_key
 from gate.kinds.stereotype.records import StereotypeRecord
-from gate.records.samples import sample_key
 from gate.results import Item, ItemDetails
 
 # The seed's CSV columns, in its order.

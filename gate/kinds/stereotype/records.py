@@ -18,9 +18,9 @@ from pydantic import Field, model_validator
 from gate import io
 from gate.errors import InputError, Problem
 from gate.io import RawRecord, SourceRef
+from gate.kinds.records import Id, InputModel, Text, invalid, selected_models, short, validate_each
+from gate.kinds.samples.field import Sample, SampleMixing
 from gate.kinds.stereotype.config import StereotypeSuiteConfig
-from gate.records import Id, InputModel, Text, invalid, selected_models, short, validate_each
-from gate.records.samples import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 ENTRY_LISTS = ("results", "records", "responses", "evaluations", "entries")
@@ -35,7 +35,7 @@ class StereotypeRecord(InputModel):
     bias_response: Text
     id: Id | None = None
     date: str | None = None
-    sample: Sample = None  # one of several generations for this probe (gate.records.samples); needs an `id`
+    sample: Sample = None  # one of several generations for this probe (gate.kinds.samples.field); needs an `id`
 
     @model_validator(mode="before")
     @classmethod

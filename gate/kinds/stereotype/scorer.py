@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
+from gate.kinds.samples.field import sample_columns
 from gate.kinds.stereotype.config import StereotypeSuiteConfig
 from gate.kinds.stereotype.groups import aggregate, group_results
 from gate.kinds.stereotype.labels import mentions, stereotype_label
 from gate.kinds.stereotype.probes import ITEM_COLUMNS, SEED_COLUMNS, Probe, finite_or_none, to_item
 from gate.kinds.stereotype.records import StereotypeData, load_stereotype
 from gate.kinds.stereotype.statistics import stereotype_statistic
-from gate.records.samples import sample_columns
 from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings
 from gate.stats.similarity import cosine_similarity
 

@@ -255,7 +255,7 @@ def test_items_csv_carries_the_record_id_first(tmp_path):
 
 @pytest.mark.parametrize("metrics", [["brevity", "clarity"], ["correctness", "efficiency", "readability"]])
 def test_the_checkable_names_the_loader_knows_are_the_metrics_the_scorer_describes(metrics):
-    """gate/records checks gate.yml's checks against `suite_metric_names` without importing the scorer; the list
+    """gate/config checks gate.yml's checks against `suite_metric_names` without importing the scorer; the list
     must be exactly the scorer's catalogue, or a valid check is refused (or a typo passes) before scoring."""
     from gate.kinds.heuristic.catalogue import _catalogue
     from gate.kinds.heuristic.rubric import suite_metric_names

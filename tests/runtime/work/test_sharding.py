@@ -130,7 +130,7 @@ def test_merge_refuses_shards_of_other_inputs(example, shard_paths):
 
 
 def test_planning_never_calls_the_llm_judge(example, plain, monkeypatch):
-    from gate.scorers.rag import grader_client
+    from gate.kinds.rag import grader_client
 
     config, base, loaded = example
     monkeypatch.setattr(grader_client, "run_grader", lambda *a, **k: pytest.fail("the planning pass judged"))

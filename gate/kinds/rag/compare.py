@@ -1,0 +1,108 @@
+"""Baseline vs candidate (pure): per-metric Δ and Δ%, direction-aware, and a paired significance test.
+
+Queries are paired by `id` (else by query text). For each per-query metric the values of queries
+measured in both runs are compared: Δ = mean(candidate − baseline), Δ% = Δ / |paired baseline mean|, and
+a seeded paired bootstrap CI of the mean difference (or a Wilcoxon signed-rank p). A row's `baseline` and
+`candidate` are the systems' own means (the figures of the system table, over every query each measured);
+the paired subset's means are `paired_baseline`/`paired_candidate` over `n` queries, so a report can show
+the system figures and label the paired ones, never mix the two silently. A significant
+difference in the better direction is an improvement, in the worse direction a regression — lower
+latency and cost are better. System-level figures (corpus BLEU, latency percentiles, throughput,
+overall score) get Δ and Δ% without a test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gate.kinds.rag.config import Significance
+from gate.stats import paired_differences
+
+LOWER_IS_BETTER = {"latency", "cost", "latency_p50", "latency_p95", "latency_p99", "cost_per_query"}
+# per-query item metric -> the name of its per-system mean (and of the Δ metric: delta_<name>)
+SUMMARY_NAME = {"reciprocal_rank": "mrr", "latency": "latency_mean", "cost": "cost_mean", "bleu": "sentence_bleu"}
+SYSTEM_LEVEL = ("bleu", "latency_p50", "latency_p95", "latency_p99", "throughput_qps", "cost_per_query",
+                "overall_score")
+
+
+@dataclass(frozen=True)
+class Row:
+    metric: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    delta_pct: float | None
+    n: int | None = None
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+    outcome: str = "n/a"  # improvement | regression | no significant change | n/a
+    method: str | None = None
+    paired_baseline: float | None = None  # means over the n queries measured in both runs (Δ's own sample)
+    paired_candidate: float | None = None
+    n_baseline: int | None = None  # queries each system measured (the system means' sample)
+    n_candidate: int | None = None
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.metric in LOWER_IS_BETTER or self.metric in ("latency_mean", "cost_mean")
+
+
+def compare(candidate: Mapping[str, Mapping[str, float | None]], baseline: Mapping[str, Mapping[str, float | None]],
+            per_query: Sequence[str], system_level: tuple[Mapping[str, float | None], Mapping[str, float | None]],
+            significance: Significance) -> list[Row]:
+    cand_sys, base_sys = system_level
+    shared = [key for key in candidate if key in baseline]
+    paired: dict[str, tuple[list[float], list[float]]] = {}
+    for metric in per_query:
+        pairs = [(c, b) for c, b in ((candidate[k].get(metric), baseline[k].get(metric)) for k in shared)
+                 if c is not None and b is not None]
+        if pairs:
+            paired[metric] = ([c for c, _ in pairs], [b for _, b in pairs])
+    # One call for all metrics: the bootstrap draws its resamples once per number of pairs.
+    tests = dict(zip(paired, paired_differences(list(paired.values()), method=significance.method.value,
+                                                alpha=significance.alpha, resamples=significance.resamples,
+                                                seed=significance.seed), strict=True))
+    rows = []
+    for metric in per_query:
+        name = SUMMARY_NAME.get(metric, metric)
+        n_base = sum(1 for v in baseline.values() if v.get(metric) is not None)
+        n_cand = sum(1 for v in candidate.values() if v.get(metric) is not None)
+        if metric not in paired:
+            rows.append(Row(name, base_sys.get(name), cand_sys.get(name), None, None, n=0, n_baseline=n_base,
+                            n_candidate=n_cand))
+            continue
+        cs, bs = paired[metric]
+        test = tests[metric]
+        base, cand = sum(bs) / len(bs), sum(cs) / len(cs)
+        row = Row(name, base_sys.get(name), cand_sys.get(name), test.mean_difference,
+                  _pct(test.mean_difference, base), test.n, test.low, test.high, test.p_value, method=test.method,
+                  paired_baseline=base, paired_candidate=cand, n_baseline=n_base, n_candidate=n_cand)
+        rows.append(_outcome(row, test.significant))
+    for metric in SYSTEM_LEVEL:
+        c, b = cand_sys.get(metric), base_sys.get(metric)
+        delta = c - b if c is not None and b is not None else None
+        rows.append(Row(metric, b, c, delta, _pct(delta, b)))
+    return rows
+
+
+def _pct(delta: float | None, base: float | None) -> float | None:
+    return None if delta is None or not base else 100 * delta / abs(base)
+
+
+def _outcome(row: Row, significant: bool) -> Row:
+    if not significant or row.delta is None:
+        outcome = "no significant change"
+    else:
+        better = row.delta < 0 if row.lower_is_better else row.delta > 0
+        outcome = "improvement" if better else "regression"
+    return Row(**{**row.__dict__, "outcome": outcome})
+
+
+def comparison_metrics(rows: Sequence[Row]) -> dict[str, float | None]:
+    """The checkable figures of a comparison: delta_<metric> per row, and the significant counts."""
+    metrics: dict[str, float | None] = {f"delta_{r.metric}": r.delta for r in rows}
+    metrics["regressions"] = float(sum(r.outcome == "regression" for r in rows))
+    metrics["improvements"] = float(sum(r.outcome == "improvement" for r in rows))
+    return metrics

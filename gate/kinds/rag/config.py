@@ -1,0 +1,79 @@
+"""The `rag` suite's configuration: retrieval cut-offs, generation and performance settings, the overall
+score's weights, the LLM judge (`judge:`, the core's `GraderConfig`: where a key may go is the workflow's
+business, `gate.config.grader_access`), and the baseline comparison's significance test (seed rag-evaluation)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
+
+from gate.config.base import Globs, StrictModel, SuiteBase
+from gate.config.grader import GraderConfig
+
+# The overall score's default weights: retrieval and generation count half each (DESIGN.md §4).
+DEFAULT_OVERALL_WEIGHTS = {
+    "mrr": 0.15, "ndcg": 0.15, "context_precision": 0.10, "recall_at_k": 0.10,
+    "faithfulness": 0.20, "answer_relevancy": 0.15, "rouge_l": 0.10, "bleu": 0.05,
+}
+
+
+class Targets(StrictModel):
+    """Performance targets of the seed's table; a miss becomes an entry in the report's issues."""
+
+    latency_p50: PositiveFloat = 1.0
+    latency_p95: PositiveFloat = 3.0
+    latency_p99: PositiveFloat = 5.0
+    throughput_qps: PositiveFloat = 10.0
+    cost_per_query: PositiveFloat = 0.01
+
+
+class SignificanceMethod(str, Enum):
+    BOOTSTRAP = "bootstrap"  # paired bootstrap CI of the mean difference
+    WILCOXON = "wilcoxon"  # Wilcoxon signed-rank p-value
+
+
+class Significance(StrictModel):
+    method: SignificanceMethod = SignificanceMethod.BOOTSTRAP
+    alpha: float = Field(0.05, gt=0, lt=0.5)
+    resamples: int = Field(10_000, ge=100, le=1_000_000)
+    seed: int = 0
+
+
+class RagSuiteConfig(SuiteBase):
+    """Seed rag-evaluation: retrieval, generation and performance metrics, grade, baseline vs candidate."""
+
+    kind: Literal["rag"]
+    records: Globs = Field(description="The candidate system's test samples, JSON or JSONL (globs).")
+    baseline: Globs | None = Field(None, description="The baseline system's samples, for the comparison.")
+    dataset_name: str | None = Field(None, description="Names the dataset in the seed's evaluation report.")
+    k: list[PositiveInt] = Field(default_factory=lambda: [1, 3, 5], min_length=1, description="Cut-offs for @k.")
+    embedding: str | None = Field(None, description="Overrides `models.embedding` (relevancy, faithfulness).")
+    embedding_metrics: bool = Field(
+        True, description="answer_relevancy and faithfulness need a sentence-embedding model; false leaves them "
+        "unmeasured and the suite loads no model at all (no torch import).")
+    faithfulness_threshold: float = Field(
+        0.6, ge=-1, le=1, description="Cosine similarity at which a context sentence supports an answer sentence.")
+    cost_per_1k_tokens: float = Field(0.002, ge=0, description="Price when samples give tokens but no cost.")
+    overall_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OVERALL_WEIGHTS))
+    targets: Targets = Field(default_factory=Targets)
+    judge: GraderConfig = Field(default_factory=GraderConfig)
+    significance: Significance = Field(default_factory=Significance)
+
+    @field_validator("k")
+    @classmethod
+    def _sorted(cls, k: list[int]) -> list[int]:
+        return sorted(set(k))
+
+    @model_validator(mode="after")
+    def _weights(self) -> RagSuiteConfig:
+        allowed = {*DEFAULT_OVERALL_WEIGHTS, *(f"judge_{c}" for c in self.judge.criteria)}
+        unknown = sorted(set(self.overall_weights) - allowed)
+        if unknown:
+            raise ValueError(f"overall_weights: unknown metric(s) {unknown}; use {sorted(allowed)}")
+        if any(w < 0 for w in self.overall_weights.values()) or not any(self.overall_weights.values()):
+            raise ValueError("overall_weights must be non-negative and not all zero")
+        return self
+
+

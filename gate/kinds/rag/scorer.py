@@ -1,0 +1,299 @@
+"""Seed rag-evaluation: retrieval, generation and performance per system, grade, baseline vs candidate.
+
+Per query: the retrieval metrics (`retrieval`, trec_eval's conventions), the generation metrics
+(`generation`), the optional LLM grader's scores (`grader`; gate.yml's `judge:`), latency and cost. Per
+system: their means (BLEU as corpus BLEU), latency percentiles, throughput, cost per query, the overall score
+and grade, and the seed's issues and insights (`summary`). With a baseline run: the comparison (`compare`).
+Levels: `group` = each candidate system, `baseline` = each baseline system, `comparison` = each
+candidate system against each baseline system.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import gate.kinds.rag.compare as rag_compare
+import gate.kinds.rag.summary as rag_summary
+from gate.config import CheckConfig
+from gate.kinds.base import Kind, ScoringContext
+from gate.kinds.rag.checks import check_problem, per_query_metrics
+from gate.kinds.rag.config import RagSuiteConfig
+from gate.kinds.rag.generation import BLEU_STATISTICS, bleu_values, corpus_bleu, generation_metrics, texts_to_embed
+from gate.kinds.rag.grader import BUDGET_EXHAUSTED, GraderItem
+from gate.kinds.rag.records import RagData, RagRecord, load_rag, system_of
+from gate.kinds.rag.retrieval import retrieval_metrics
+from gate.kinds.rag.statistics import item_values, rag_statistic
+from gate.kinds.rag.summary import SystemSummary
+from gate.kinds.samples.field import sample_columns, sample_key
+from gate.results import (
+    Direction,
+    GroupResult,
+    Item,
+    ItemDetails,
+    Key,
+    MetricSpec,
+    SuiteDetails,
+    SuiteResult,
+    SuiteSettings,
+    Unmeasured,
+)
+from gate.runtime.api import Embeddings
+
+RAG_KIND = "rag"  # the kind's name in gate.yml, the registry and every result
+
+_H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
+METRICS = {s.name: s for s in (
+    MetricSpec("mrr", _H, "Mean reciprocal rank"), MetricSpec("ndcg", _H, "NDCG over the whole list"),
+    MetricSpec("context_precision", _H, "Context precision (Ragas, with reference)"),
+    MetricSpec("bleu", _H, "Corpus BLEU / 100 (sacrebleu)"),
+    MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100"), MetricSpec("rouge_l", _H, "Mean ROUGE-L F"),
+    MetricSpec("faithfulness", _H, "Share of answer sentences supported by the contexts"),
+    MetricSpec("answer_relevancy", _H, "Mean cosine(query, answer)"),
+    MetricSpec("latency_mean", _L, "Mean latency (s)", ".2f"), MetricSpec("latency_p50", _L, "P50 latency (s)", ".2f"),
+    MetricSpec("latency_p95", _L, "P95 latency (s)", ".2f"), MetricSpec("latency_p99", _L, "P99 latency (s)", ".2f"),
+    MetricSpec("throughput_qps", _H, "Queries per second", ".2f"),
+    MetricSpec("cost_mean", _L, "Mean cost per query ($)", ".4f"),
+    MetricSpec("cost_per_query", _L, "Cost per query ($)", ".4f"),
+    MetricSpec("overall_score", _H, "Weighted overall score (0-1)"), MetricSpec("queries", _H, "Queries", ".0f"),
+    MetricSpec("regressions", _L, "Significant regressions vs the baseline", ".0f"),
+    MetricSpec("improvements", _H, "Significant improvements vs the baseline", ".0f"),
+)}
+# k-dependent, judge and Δ metrics: precision_at_k.3, judge_accuracy, delta_mrr, ...
+PATTERN = re.compile(r"^(delta_)?((precision|recall|ndcg)_at_k\.\d+|judge_[a-z0-9_]+|"
+                     + "|".join(re.escape(m) for m in METRICS if m not in ("regressions", "improvements")) + ")$")
+DEFAULT_CHECKS = {"overall_score": CheckConfig(min=0.75)}  # the seed's quality gate: --min-score 0.75
+# One rule for every judge item without a score (unparseable reply, HTTP error, budget spent, not sent): it is
+# listed in `unmeasured` with its reason, and a system's judge_<criterion> is the mean over its scored queries
+# when at most this share went unscored, else unmeasured. Scores lie in [0, 1], so a mean over the rest is within
+# that share of the mean over all, whatever the unscored ones would have scored.
+GRADER_MAX_UNSCORED = 0.05
+
+
+@dataclass(frozen=True)
+class RagSettings(SuiteSettings):
+    k: tuple[int, ...]
+    embedding: str
+    faithfulness_threshold: float
+    weights: Mapping[str, float]  # of the overall score
+    judge: bool  # whether the LLM grader (gate.yml's `judge:`) ran
+    significance: Mapping[str, Any]  # gate.yml's `significance:` as JSON
+    dataset: str
+    targets: Mapping[str, Any]  # gate.yml's `targets:`
+
+
+@dataclass(frozen=True)
+class RagDetails(SuiteDetails):
+    settings: RagSettings
+    systems: Mapping[tuple[str, str], SystemSummary]  # (candidate | baseline, system) -> its summary
+    comparisons: Mapping[str, tuple[rag_compare.Row, ...]]  # "<candidate> vs <baseline>" -> per-metric rows
+
+
+@dataclass(frozen=True)
+class RagItemDetails(ItemDetails):
+    """A query's answers, shown side by side for the queries that got worse."""
+
+    answer: str
+    expected: str
+    which: str  # candidate | baseline
+
+
+def _records(data: RagData) -> list[tuple[str, RagRecord]]:
+    return [("candidate", r) for r in data.candidates] + [("baseline", r) for r in data.baseline]
+
+
+def _embedded(suite: RagSuiteConfig, records: list[tuple[str, RagRecord]],
+              context: ScoringContext) -> tuple[list[str], Embeddings] | None:
+    """The one model request of a RAG suite (None: it makes none): every text its generation metrics embed."""
+    texts = list(dict.fromkeys(t for _, r in records for t in texts_to_embed(r))) if suite.embedding_metrics else []
+    return (texts, context.runtime.embed(context.gate.embedding_for(suite), texts)) if texts else None
+
+
+def plan_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> None:
+    _embedded(suite, _records(data), context)
+
+
+def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
+    records, embedding = _records(data), context.gate.embedding_for(suite)
+    fingerprint: dict[str, object] = {"embedding": None, "k": suite.k,
+                                      "faithfulness_threshold": suite.faithfulness_threshold}
+    lookup, truncation = {}, None
+    if (asked := _embedded(suite, records, context)) is not None:
+        texts, embedded = asked
+        lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
+        fingerprint["embedding"] = embedded.fingerprint.to_dict()
+        truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
+    judged, judge_note, not_judged = _grade(suite, records, context)
+    values: list[dict[str, float | None]] = []
+    for index, (_, record) in enumerate(records):
+        v = {**retrieval_metrics(record, suite.k),
+             **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
+                                  suite.faithfulness_threshold)}
+        v.update(judged.get(index, {}))
+        v.update(bleu_values(record))  # corpus BLEU's statistics, for significance tests (not in items.csv)
+        v["latency"] = record.latency
+        v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
+        values.append(v)
+    columns = per_query_metrics(suite)
+    groups, gaps, summaries, judge_notes = [], [], {}, []
+    for level, which in (("group", "candidate"), ("baseline", "baseline")):
+        for system in dict.fromkeys(system_of(r, which) for w, r in records if w == which):
+            rows = [i for i, (w, r) in enumerate(records) if w == which and system_of(r, which) == system]
+            lost, partly = _not_judged(rows, not_judged)
+            metrics, summary = _system([records[i][1] for i in rows], [values[i] for i in rows], columns, suite,
+                                       lost)
+            key: Key = (("system", system),)
+            groups.append(GroupResult(level, key, metrics, len(rows), _sources(records[i][1] for i in rows)))
+            gaps += [Unmeasured(key, m, lost.get(m, "no query has the data for it"))
+                     for m, v in metrics.items() if v is None]
+            gaps += [Unmeasured((("run", which), ("system", system), ("id", records[i][1].key),
+                                 *sample_key(records[i][1].sample)), metric, reason)
+                     for i in rows for metric, reason in not_judged.get(i, {}).items()]
+            judge_notes += [f"{system}: {metric} is the mean over {len(rows) - k} of {len(rows)} queries; {k} the "
+                            f"judge could not score are listed as unmeasured (at most {GRADER_MAX_UNSCORED:.0%} may "
+                            "be, so the mean is within that share of the full sample's)"
+                            for metric, k in partly.items()]
+            summaries[(which, system)] = (rows, metrics, summary)
+    comparisons = _comparisons(records, values, columns, summaries, suite)
+    for (system, base), compared in comparisons.items():
+        key = (("system", system), ("baseline", base))
+        metrics = rag_compare.comparison_metrics(compared)
+        groups.append(GroupResult("comparison", key, metrics, len(compared)))
+        gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
+    notes = [n for n in (judge_note, truncation) if n] + judge_notes
+    for (_, system), (_, _, summary) in summaries.items():
+        if summary.left_out:
+            notes.append(f"{system}: the overall score leaves out {', '.join(summary.left_out)} (unmeasured) "
+                         "and rescales the other weights.")
+    return SuiteResult(
+        name=name, kind=RAG_KIND, metrics={}, groups=tuple(groups),
+        items=tuple(_item(records[i][1], records[i][0], values[i], columns) for i in range(len(records))),
+        item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns),
+        unmeasured=tuple(gaps), fingerprint=fingerprint,
+        details=RagDetails(
+            RagSettings(k=tuple(suite.k), embedding=embedding, faithfulness_threshold=suite.faithfulness_threshold,
+                        weights=dict(suite.overall_weights), judge=suite.judge.enabled,
+                        significance=suite.significance.model_dump(mode="json"), dataset=suite.dataset_name or name,
+                        targets=suite.targets.model_dump()),
+            systems={key: summary for key, (_, _, summary) in summaries.items()},
+            comparisons={f"{s} vs {b}": tuple(rows) for (s, b), rows in comparisons.items()}),
+        notes=tuple(notes),
+    )
+
+
+def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Sequence[str],
+            suite: RagSuiteConfig, lost: Mapping[str, str]) -> tuple[dict[str, float | None], SystemSummary]:
+    metrics: dict[str, float | None] = {}
+    for column in columns:
+        measured = [v[column] for v in values if v.get(column) is not None]
+        name = rag_compare.SUMMARY_NAME.get(column, column)
+        metrics[name] = math.fsum(measured) / len(measured) if measured and name not in lost else None
+    answered = [(r.actual_answer, r.expected_answer) for r in records
+                if r.actual_answer.strip() and r.expected_answer and r.expected_answer.strip()]
+    metrics["bleu"] = corpus_bleu([a for a, _ in answered], [e for _, e in answered])
+    metrics.update(rag_summary.performance(records, suite.cost_per_1k_tokens))
+    score, left_out = rag_summary.overall(metrics, suite.overall_weights, max(suite.k))
+    metrics["overall_score"] = score
+    metrics["queries"] = float(len({r.key for r in records}))  # several samples of a query count once
+    letter = rag_summary.grade(score)
+    return metrics, SystemSummary(letter, tuple(left_out), len(records),
+                                  tuple(rag_summary.issues(metrics, suite.targets, max(suite.k))),
+                                  tuple(rag_summary.insights(metrics, letter, suite.targets)))
+
+
+def _comparisons(records, values, columns, summaries, suite) -> dict[tuple[str, str], list]:
+    out = {}
+    bases = [(s, data) for (which, s), data in summaries.items() if which == "baseline"]
+    for (which, system), (rows, metrics, _) in summaries.items():
+        if which != "candidate":
+            continue
+        for base, (base_rows, base_metrics, _) in bases:
+            cand, prior = _per_query(records, values, rows), _per_query(records, values, base_rows)
+            out[(system, base)] = rag_compare.compare(cand, prior, columns, (metrics, base_metrics),
+                                                      suite.significance)
+    return out
+
+
+def _per_query(records, values, rows: Sequence[int]) -> dict[str, dict[str, float | None]]:
+    """Each query's values for the comparison, paired by id (or query text). With several samples of a query,
+    their mean per metric (over the samples that measured it): generations of the two systems are independent
+    draws, so sample s of one has no partner in sample s of the other — their per-query means pair."""
+    draws: dict[str, list[dict]] = {}
+    for i in rows:
+        draws.setdefault(records[i][1].key, []).append(values[i])
+    out = {}
+    for key, found in draws.items():
+        if len(found) == 1:
+            out[key] = found[0]
+            continue
+        out[key] = {}
+        for metric in dict.fromkeys(m for v in found for m in v):
+            measured = [v[metric] for v in found if v.get(metric) is not None]
+            out[key][metric] = math.fsum(measured) / len(measured) if measured else None
+    return out
+
+
+def _grade(suite: RagSuiteConfig, records,
+           context: ScoringContext) -> tuple[dict[int, dict], str | None, dict[int, dict[str, str]]]:
+    """Grader scores by record index, the run's note, and by record index the judge_* metrics it could not grade."""
+    if not suite.judge.enabled:
+        return {}, None, {}
+    if context.grader is None:  # the command hands one in whenever a suite enables it
+        raise TypeError("the RAG suite enables its LLM grader, but the scoring context holds none")
+    items = [GraderItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
+                       r.expected_answer or "")
+             for index, (_, r) in enumerate(records) for criterion in suite.judge.criteria]
+    run = context.grader(RAG_KIND, suite.judge, items)
+    scores: dict[int, dict] = {}
+    not_judged: dict[int, dict[str, str]] = {}
+    for item, score in zip(items, run.scores, strict=True):
+        scores.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.score
+        if score.score is None:  # unparseable or never answered alike (GRADER_MAX_UNSCORED)
+            not_judged.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.reason or "no reply"
+    unmeasured = sum(1 for s in run.scores if s.score is None)
+    failure = next((s.reason for s in run.scores if s.failed and s.reason != BUDGET_EXHAUSTED), None)
+    note = (f"LLM judge {suite.judge.model}: {run.requests} requests, {run.cache_hits} from cache, {run.tokens} "
+            f"tokens (${run.cost_usd:.4f}); {unmeasured} of {len(items)} scores unmeasured"
+            + (" — the budget was reached" if run.stopped_by_budget else "")
+            + (f" — the endpoint failed: {failure}" if failure else "") + ".")
+    return scores, note, not_judged
+
+
+def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> tuple[dict[str, str],
+                                                                                            dict[str, int]]:
+    """(metric -> why a system's mean of it is unmeasured: more than GRADER_MAX_UNSCORED of its queries have no
+    judge score; metric -> how many queries it leaves out where no more than that share have none)."""
+    lost: dict[str, list[str]] = {}
+    for row in rows:
+        for metric, reason in not_judged.get(row, {}).items():
+            lost.setdefault(metric, []).append(reason)
+    over = {metric: f"the LLM judge did not judge {len(reasons)} of {len(rows)} queries ({reasons[0]}); more than "
+                    f"{GRADER_MAX_UNSCORED:.0%} unscored, a mean over the rest could be another sample's score"
+            for metric, reasons in lost.items() if len(reasons) > GRADER_MAX_UNSCORED * len(rows)}
+    return over, {metric: len(reasons) for metric, reasons in lost.items() if metric not in over}
+
+
+def _sources(records):
+    return tuple(r.source_ref for r in records if r.source_ref)
+
+
+def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -> Item:
+    system = system_of(record, which)
+    return Item(key=(("id", record.key), ("system", system), ("query", record.query), *sample_key(record.sample)),
+                values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS)}, source=record.source_ref,
+                details=RagItemDetails(record.actual_answer, record.expected_answer or "", which))
+
+
+RAG = Kind(
+    kind=RAG_KIND, config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
+    levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag, plan=plan_rag,
+    model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,
+    item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
+                "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
+    item_statistic=lambda suite, metric: rag_statistic(suite, metric, GRADER_MAX_UNSCORED),
+)

@@ -1,1 +1,0 @@
-"""RAG's scorer, the last built-in kind's code still outside its folder under `gate/kinds/`."""
