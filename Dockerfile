@@ -81,7 +81,8 @@ FROM deps AS models
 # Hub models to bake into the image besides the embedded all-MiniLM-L6-v2 (needs network at build time).
 # None by default: a fat image is a 1.4 GB download on every job; the `model_dir` input caches them instead.
 ARG PULL_MODELS=""
-COPY gate/__init__.py gate/errors.py gate/redact.py /tmp/pull/gate/
+COPY gate/__init__.py /tmp/pull/gate/
+COPY gate/errors/ /tmp/pull/gate/errors/
 COPY gate/io/ /tmp/pull/gate/io/
 COPY gate/runtime/__init__.py /tmp/pull/gate/runtime/
 COPY gate/runtime/engines/__init__.py gate/runtime/engines/models.py /tmp/pull/gate/runtime/engines/

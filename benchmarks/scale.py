@@ -140,7 +140,7 @@ for owner, name, label in ((gate.run, "measure", "score"), (gate.run, "judge", "
                            (gate.run, "make_bundle", "comment")):
     timed(owner, name, label)
 sys.argv = ["llm-gate", *sys.argv[2:]]
-from gate.entry import main
+from gate.__main__ import main
 try:
     main()
 finally:

@@ -45,7 +45,7 @@ NONE_RUNS = 5  # nothing-changed runs per round: ~1.5 s each, the figure most mo
 PROBE = ("import atexit, json, sys; out = sys.argv.pop(1); "
          "atexit.register(lambda: open(out, 'w').write(json.dumps(sorted(m for m in ('torch', 'transformers', "
          "'sentence_transformers', 'sklearn', 'scipy', 'nltk') if m in sys.modules)))); "
-         "sys.argv[0] = 'llm-gate'; from gate.entry import main; main()")
+         "sys.argv[0] = 'llm-gate'; from gate.__main__ import main; main()")
 
 
 def build(root: Path, scale: float = 1.0, seed: int = 0) -> None:

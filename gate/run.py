@@ -17,12 +17,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from gate import interrupt, io, report
+from gate import io, report
 from gate.baselines import comparison, flow, history
 from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, GraderConfig, ReportFormat, SuiteBase, grader_access
 from gate.config.loader import load_config
-from gate.errors import ExitCode
+from gate.config.settings import FailOn, Settings
+from gate.errors import ExitCode, interrupt
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.kinds import KINDS, get_kind
 from gate.kinds.base import Grader
@@ -45,7 +46,6 @@ from gate.runtime.facade import (
     open_cache,
     show_progress,
 )
-from gate.settings import FailOn, Settings
 from gate.steps import (
     LoadedSuite,
     compute_model_work,

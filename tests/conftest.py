@@ -84,7 +84,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 def _no_secrets_from_other_tests():
     """The redaction registry is process-wide (the CLI registers its environment's secrets): each test starts
     and ends with it empty, so what one test registered cannot mask or announce text in another."""
-    from gate import redact
+    from gate.io import redact
 
     redact.forget_all()
     yield

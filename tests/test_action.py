@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from gate import __version__
-from gate.commands.init import ACTION, init_repository
+from gate.cli.commands.init import ACTION, init_repository
 from gate.errors import InputError
 from tests.conftest import REPO
 from tests.support import docs

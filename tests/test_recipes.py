@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gate.commands.init import CANDIDATES_WORKFLOW, GATE_WORKFLOW, init_repository
+from gate.cli.commands.init import CANDIDATES_WORKFLOW, GATE_WORKFLOW, init_repository
 from tests.conftest import REPO
 from tests.support import docs
 

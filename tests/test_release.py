@@ -22,7 +22,7 @@ import tomllib
 import yaml
 
 from gate import __version__
-from gate.commands.init import ACTION, init_repository
+from gate.cli.commands.init import ACTION, init_repository
 from tests.conftest import REPO
 from tests.support import docs
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gate import redact
+from gate.io import redact
 from gate.publish import actions
 from tests.conftest import EXAMPLES, REPO
 

@@ -15,10 +15,10 @@ from werkzeug import Response
 
 from gate.config import GraderAccess, GraderConfig
 from gate.config.endpoints import parse_endpoint
+from gate.config.settings import Settings
 from gate.errors import ConfigError
 from gate.kinds.rag.grader import GraderItem
 from gate.kinds.rag.grader_client import run_grader
-from gate.settings import Settings
 from tests.test_cli import run_cli
 
 TOKEN = "ghs_GitHubTokenThatMustNeverLeave0123456789"

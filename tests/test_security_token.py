@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from gate import redact
-from gate.settings import Settings
+from gate.config.settings import Settings
+from gate.io import redact
 from tests.conftest import EXAMPLES
 from tests.support.fake_github import REPO
 from tests.test_cli import run_cli
@@ -209,7 +209,7 @@ def test_stderr_cannot_carry_a_workflow_command(capsys):
 def test_every_token_shape_is_masked_whatever_surrounds_it():
     """The regular expression runs only on texts holding "_" and "gh"/"github_pat_": each shape it knows must
     pass that filter, wherever it sits in a text."""
-    from gate.redact import redact
+    from gate.io.redact import redact
 
     body = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     for token in [f"gh{kind}_{body}" for kind in "pousr"] + [f"github_pat_{body}_X9"]:

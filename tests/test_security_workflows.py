@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gate.commands.init import init_repository
+from gate.cli.commands.init import init_repository
 from tests.conftest import REPO
 from tests.support import docs
 

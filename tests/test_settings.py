@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.config.settings import FailOn, GitHubContext, Settings
 from gate.errors import ConfigError, ExitCode
-from gate.settings import FailOn, GitHubContext, Settings
 
 TOKEN = "ghs_s3cr3tT0k3nValue"
 

@@ -130,7 +130,7 @@ read = []
 original = importlib.metadata.distributions
 importlib.metadata.distributions = lambda *a, **k: read.append(1) or original(*a, **k)
 sys.argv = ["llm-gate", "validate", "--config", {config!r}]
-from gate.entry import main
+from gate.__main__ import main
 try:
     main()
 except SystemExit:

@@ -7,7 +7,7 @@ runs (`history`, the JSONL file; `flow`, reading and recording it around a run, 
 branch) with the trends drawn from it (`trends`), and thresholds calibrated from the noise of repeated runs
 (`calibration`). Everything but `comparison` and `flow` is pure. Something new a run is compared with gets a
 module here that turns files into typed values; the judge (`gate.judge`) only ever receives those values, and
-the commands in `gate.commands` write them.
+the commands in `gate.cli.commands` write them.
 """
 
 from gate.baselines.calibration import Calibration, Proposal, Skipped, calibrate, propose, snippet

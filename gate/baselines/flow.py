@@ -18,9 +18,9 @@ import gate.baselines.history as history
 from gate import io
 from gate.baselines.history import ALREADY, Entry
 from gate.config import GateConfig
+from gate.config.settings import Settings
 from gate.errors import PublishError
 from gate.io import paths, vcs
-from gate.settings import Settings
 
 RECORDED_EVENTS = frozenset({"push", "workflow_dispatch", "schedule"})
 

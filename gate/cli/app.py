@@ -13,7 +13,7 @@ import typer
 
 from gate import __version__
 from gate.config import CommentWhen
-from gate.settings import Settings
+from gate.config.settings import Settings
 
 app = typer.Typer(
     name="llm-gate",
@@ -38,7 +38,7 @@ AllowOutsideOption = Annotated[bool, typer.Option("--allow-paths-outside-workspa
 
 def settings(config: Path | None = None, output_dir: Path | None = None, **options: Any) -> Settings:
     """This command's settings: its command-line values over the workflow's `INPUT_*` over the defaults. The
-    environment is read here, once per command, and nowhere below the CLI (`gate.settings`)."""
+    environment is read here, once per command, and nowhere below the CLI (`gate.config.settings`)."""
     return Settings.from_env(os.environ, config=str(config) if config else None,
                              output_dir=str(output_dir) if output_dir else None, **options)
 

@@ -1,6 +1,6 @@
 """`main`: one `llm-gate` command inside the guards every command runs in, and its exit code.
 
-Secrets are redacted from stdout, stderr and logs (gate/redact.py), the paths a config names are confined to
+Secrets are redacted from stdout, stderr and logs (gate/io/redact.py), the paths a config names are confined to
 the workspace (gate/io/paths.py), and a user-facing error becomes its message and exit code, never a bare
 traceback. The environment this reads (LLM_GATE_DEBUG, the secrets to redact, the path opt-in) is the
 process's own; a command's settings come from `gate.cli.app.settings`.
@@ -21,11 +21,11 @@ from gate.publish import actions
 def main() -> None:
     """Entry point: a user-facing error becomes a message and its exit code, never a bare traceback.
 
-    The whole command runs with secrets redacted from stdout, stderr and logs (gate/redact.py) and with
+    The whole command runs with secrets redacted from stdout, stderr and logs (gate/io/redact.py) and with
     the paths a config names confined to the workspace (gate/io/paths.py).
     """
-    from gate import interrupt, redact
-    from gate.io import paths
+    from gate.errors import interrupt
+    from gate.io import paths, redact
 
     environ = os.environ
     debug = redact.debug_enabled(environ)
@@ -104,8 +104,8 @@ def _owner(path: object) -> int | None:
 
 def _unless_interrupted(code: int, always: bool = False) -> int:
     """An interrupted run's exit code (130 SIGINT, 143 SIGTERM) and its one line. typer turns any
-    KeyboardInterrupt into a silent exit 130, so which signal it was comes from `gate.interrupt`."""
-    from gate import interrupt
+    KeyboardInterrupt into a silent exit 130, so which signal it was comes from `gate.errors.interrupt`."""
+    from gate.errors import interrupt
 
     exc = interrupt.raised()
     if exc is None:
@@ -121,7 +121,7 @@ def _after_interrupt() -> int | None:
     that follows it is its consequence, not the run's failure: torch's context managers fail their own cleanup
     ("trying to pop from empty mode stack") as `Interrupted` unwinds through a model load, and a handler that
     wraps any exception (a model that "could not be loaded") then reports a broken model for a Ctrl-C."""
-    from gate import interrupt
+    from gate.errors import interrupt
 
     return _unless_interrupted(0) if interrupt.raised() is not None else None
 

@@ -36,7 +36,7 @@ def baseline_bless(
     """Make this run the baseline: drift outputs (with --model), then a metric snapshot per suite with its
     fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable.
     With --add, this run joins the snapshot's earlier runs (regenerate the outputs between blessings)."""
-    from gate.commands.bless import bless
+    from gate.cli.commands.bless import bless
 
     chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
@@ -84,7 +84,7 @@ def history(
     allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Print the trend of each key metric over the default branch's recorded runs."""
-    from gate.commands.history import show_history
+    from gate.cli.commands.history import show_history
 
     chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
@@ -106,7 +106,7 @@ def calibrate(
     """Propose checks from the run-to-run noise of repeated runs, as a gate.yml snippet: per metric a min/max
     and a significance-tested max_decrease/max_increase (the minimum detectable effect), with the whole
     snippet's expected false-alarm rate."""
-    from gate.commands.calibrate import calibrate_reports
+    from gate.cli.commands.calibrate import calibrate_reports
 
     calibrate_reports(reports, z, warn_z or None, output, metrics=metrics, alpha=alpha, scope=scope,
                       floor_budget=floor_budget, min_effect=min_effect)

@@ -1,4 +1,6 @@
-"""gate.yml as frozen pydantic models, loaded with every problem located (DESIGN.md §2, §6).
+"""What configures a run: gate.yml as frozen pydantic models, loaded with every problem located (DESIGN.md §2,
+§6), and the workflow's side — `settings`, every variable, action input and flag read once into a frozen
+`Settings` (import it from `gate.config.settings`).
 
 `gate` holds `GateConfig` and its report, publish, baselines and history sections; `base` the shared pieces
 (strict models, checks, the suite base); `runtime` the models and runtime settings; `verdicts` alpha, its

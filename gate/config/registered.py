@@ -44,7 +44,7 @@ def registered() -> tuple[tuple[str, object], ...]:
 def _entry_points() -> Iterator[EntryPoint]:
     """The group's entry points, in sys.path order: what `importlib.metadata.entry_points(group=GROUP)` finds, read
     from the installed distributions' `entry_points.txt` alone (building every distribution's metadata object for
-    one group costs the CLI's start what `gate.entry` spares pydantic; tests/test_startup.py)."""
+    one group costs the CLI's start what `gate.__main__` spares pydantic; tests/test_startup.py)."""
     header = f"[{GROUP}]"
     for folder in sys.path:
         try:

@@ -1,6 +1,7 @@
 """Every file the gate reads or writes goes through here (DESIGN.md §2): readers that report every
 problem with its file and line, and atomic writers (`write_stream_atomic` is the one that every
-whole-file write goes through: permissions, fsync and the temporary file are decided there)."""
+whole-file write goes through: permissions, fsync and the temporary file are decided there). `redact` keeps
+secrets out of every stream and file the gate writes and neutralises workflow commands in what it prints."""
 
 from gate.io.append import append_line_locked, read_bytes_or_empty
 from gate.io.gitindex import tracked_files

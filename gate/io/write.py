@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
-from gate.redact import redact
+from gate.io.redact import redact
 
 TEMP_SUFFIX = ".tmp"
 _NEW_FILE_MODE = 0o666  # before the umask, as open() asks for

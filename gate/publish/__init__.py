@@ -4,7 +4,7 @@ A judged run becomes one `PublishBundle` (`bundle`, pure: verdict, conclusion, c
 comment, annotations, and the pull request and commit they belong to), saved as publish.json beside the report.
 `flow` sends it: the job summary and step outputs through `actions` (the Actions runtime: file appends and the
 gate's own workflow commands), then the comment and check run through `github` (the only package that talks to
-GitHub, with retries). `llm-gate publish` (`gate.commands.publish`) posts a saved bundle through the same flow.
+GitHub, with retries). `llm-gate publish` (`gate.cli.commands.publish`) posts a saved bundle through the same flow.
 Something new that leaves the machine gets a module here; only `github/` may make network calls.
 """
 

@@ -2,7 +2,7 @@
 
 Only file appends and stdout lines: no network (that is `gate/publish/github/`). The gate's own workflow
 commands go out through `issue()` alone: every other byte of stdout and stderr passes the neutraliser
-(`gate.redact.neutralise`), which would, rightly, defuse a command printed any other way.
+(`gate.io.redact.neutralise`), which would, rightly, defuse a command printed any other way.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gate import io
-from gate import redact as _redact
-from gate.redact import LineState, escape_data, neutralise, redact
+from gate.io import redact as _redact
+from gate.io.redact import LineState, escape_data, neutralise, redact
 
 
 def write_outputs(path: Path | None, outputs: Mapping[str, str]) -> None:
@@ -62,7 +62,7 @@ def issue(kind: str, message: str, *, file: str | None = None, line: int | None 
           title: str | None = None) -> None:
     """Issue the gate's own workflow command (`error`, `warning`, `notice`, `group`...) on stdout.
 
-    The one trusted channel (`gate.redact.emit_command`): the finished, escaped line is the only text
+    The one trusted channel (`gate.io.redact.emit_command`): the finished, escaped line is the only text
     that passes the stream's neutraliser, and a message cannot end it early to start another command."""
     _redact.emit_command(command(kind, message, file=file, line=line, title=title))
 
@@ -81,5 +81,5 @@ def group(title: str | None) -> None:
 def inert_commands(text: str) -> str:
     """`text` for the log with no line the runner would take as a workflow command (`::set-output`,
     `::add-mask::`, `::stop-commands::`): an input file's name or value quoted in an error message could
-    otherwise start such a line. The streams do the same to everything (`gate.redact.neutralise`)."""
+    otherwise start such a line. The streams do the same to everything (`gate.io.redact.neutralise`)."""
     return neutralise(text)[0]

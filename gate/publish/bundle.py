@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.config import CommentWhen
+from gate.config.settings import FailOn
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.report.annotations import Annotation
 from gate.report.filtered import filter_label, filtered_name
 from gate.report.formatting import WORDS, verdict_words, waivers_applied
-from gate.settings import FailOn
 
 BUNDLE_SCHEMA = 1
 COMMENT_MARKER = "<!-- llm-quality-gate:{name} -->"

@@ -14,9 +14,9 @@ from typing import Any
 
 from gate import io
 from gate.config import PublishConfig
+from gate.config.settings import Settings
 from gate.errors import ConfigError, Problem
 from gate.publish.github.names import ChosenName
-from gate.settings import Settings
 
 PIN_FIX = ("pin the gate's check name on its workflow step (`check_name:` input or --check-name: the workflow's "
            "choice, which a pull request cannot change), or give the gate a name no other check has")

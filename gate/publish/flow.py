@@ -1,7 +1,7 @@
 """Publishing a judged run: job summary, step outputs, then the GitHub API (comment, check run).
 
 `llm-gate run` publishes its own bundle through `publish`; `llm-gate publish --report DIR`
-(`gate.commands.publish`) checks a bundle saved by a run whose token could not write (a fork's pull
+(`gate.cli.commands.publish`) checks a bundle saved by a run whose token could not write (a fork's pull
 request) against the trusted event and posts it through `post`.
 """
 
@@ -14,11 +14,11 @@ from pathlib import Path
 import gate.publish.actions as actions
 from gate import io
 from gate.config import PublishConfig
+from gate.config.settings import Settings
 from gate.publish.bundle import PublishBundle, Target
 from gate.publish.check_name import chosen_name
 from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
 from gate.report.annotations import MAX_ANNOTATIONS, Level
-from gate.settings import Settings
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub's job summary takes up to 1 MiB per step
 MAX_WORKFLOW_ANNOTATIONS = 10  # GitHub shows at most 10 annotations of each level (error, warning, notice) of a step

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from gate.redact import redact
+from gate.io.redact import redact
 
 # Characters with Markdown or HTML meaning, as numeric character references.
 _REPLACEMENTS = {

@@ -24,11 +24,11 @@ from typing import Any, Protocol
 from gate.config import GateConfig
 from gate.config.changes import GateChange, GateChanges, compare_configs, compare_files
 from gate.config.loader import parse_config
+from gate.config.settings import Settings
 from gate.errors import GateError, PublishError
 from gate.io import trees
 from gate.kinds import KINDS
 from gate.results import SuiteResult
-from gate.settings import Settings
 from gate.steps.places import trusted_root, workspace
 
 

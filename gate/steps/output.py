@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from gate import io, report
 from gate.baselines import trends as trend_lines
 from gate.config import GateConfig
+from gate.config.settings import Settings
 from gate.io import paths
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.kinds import get_kind
@@ -21,7 +22,6 @@ from gate.report.annotations import check_annotations
 from gate.report.context import RunInfo, significance_line
 from gate.report.formatting import icon, verdict_words, waivers_applied
 from gate.runtime.facade import Reporter
-from gate.settings import Settings
 
 T = TypeVar("T")
 COMMENT_OVERHEAD = 600  # characters the marker and footer add to a comment

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gate.config.loader import load_config
+from gate.config.settings import Settings
 from gate.errors import GateError
 from gate.io import paths
 from gate.kinds import KINDS
-from gate.settings import Settings
 
 
 def trusted_root(settings: Settings, config_path: Path) -> Path:

@@ -13,10 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from gate import interrupt
 from gate.config import GateConfig, SuiteBase
 from gate.config.located import locate
-from gate.errors import ConfigError, InputError, Problem
+from gate.errors import ConfigError, InputError, Problem, interrupt
 from gate.kinds import get_kind, samples
 from gate.kinds.base import Grader, ScoringContext
 from gate.results import SuiteResult

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from gate.baselines.flow import changed_files
+from gate.config.settings import Settings
 from gate.publish.github import GitHubPublisher, RetryPolicy
-from gate.settings import Settings
 from tests.baselines.test_flow_git import git
 from tests.support.fake_github import REPO
 

@@ -18,7 +18,7 @@ import pytest
 
 from gate import io
 from gate.baselines import history
-from gate.interrupt import Interrupted
+from gate.errors.interrupt import Interrupted
 from gate.io import write as io_write
 from tests.conftest import REPO
 

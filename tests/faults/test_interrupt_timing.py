@@ -2,7 +2,7 @@
 a bound, never a hang, never a partial file.
 
 The signal handler raises only at a safe point: a signal that lands inside an import, or while `logging` holds
-its module lock, is held until the import or the logging call is done (gate/interrupt.py). Raising there
+its module lock, is held until the import or the logging call is done (gate/errors/interrupt.py). Raising there
 leaked the lock, and the next thread that needed it hung the process (issue 17, item 3).
 """
 
@@ -22,16 +22,16 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gate import interrupt
-from gate.interrupt import Interrupted
+from gate.errors import interrupt
+from gate.errors.interrupt import Interrupted
 from tests.conftest import EXAMPLES, REPO
 
 BOUND_S = 5.0  # from the signal to the exit, even while an import holds it
 
-# Runs gate.entry.main as the console script does, and says on stderr where each signal landed.
+# Runs gate.__main__.main as the console script does, and says on stderr where each signal landed.
 PROBE = """
 import os, sys
-from gate import interrupt
+from gate.errors import interrupt
 real_handler = interrupt._handler
 def traced(signum, frame):
     chain, f = [], frame
@@ -45,7 +45,7 @@ def traced(signum, frame):
     real_handler(signum, frame)
 interrupt._handler = traced
 {hook}
-from gate.entry import main
+from gate.__main__ import main
 sys.argv = ["llm-gate", *sys.argv[1:]]
 main()
 """
@@ -100,7 +100,7 @@ def start(cwd: Path, out: str, hook: str = "", command: list[str] | None = None)
 
 
 def handlers_installed(run: subprocess.Popen[str]) -> float:
-    """Wait until the process catches SIGTERM (gate.entry installs SIGINT's and SIGTERM's handlers together);
+    """Wait until the process catches SIGTERM (gate.__main__ installs SIGINT's and SIGTERM's handlers together);
     return when. Before that, Python is still starting up (tens of milliseconds, more on a loaded machine):
     no code of ours has run, and the signals have Python's defaults."""
     status = Path(f"/proc/{run.pid}/status")
@@ -232,8 +232,8 @@ def test_a_signal_during_a_finaliser_is_held_not_swallowed():
 
 def test_the_console_script_is_the_light_entry_module():
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["llm-gate"] == "gate.entry:main"
-    probe = ("import sys, gate.entry; "
+    assert scripts["llm-gate"] == "gate.__main__:main"
+    probe = ("import sys, gate.__main__; "
              "print(sorted(m for m in ('typer', 'click', 'gate.cli', 'logging') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=environment())
     assert done.stdout.strip() == "[]", done.stderr
@@ -303,7 +303,7 @@ def test_a_signal_at_any_moment_of_a_run_exits_cleanly(tmp_path, signum):
 
 def test_sigterm_in_the_first_moments_through_the_console_script(tmp_path):
     script = Path(sys.executable).parent / "llm-gate"
-    installed = script.is_file() and "gate.entry" in script.read_text()
+    installed = script.is_file() and "gate.__main__" in script.read_text()
     command = [str(script)] if installed else [sys.executable, "-m", "gate"]
     cwd = workspace(tmp_path)
     for delay in (0.0, 0.1):

@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from gate import interrupt
 from gate.config import GraderConfig
-from gate.interrupt import Interrupted
+from gate.errors import interrupt
+from gate.errors.interrupt import Interrupted
 from gate.kinds.rag.grader import GraderItem
 from gate.kinds.rag.grader_client import run_grader
 from tests.conftest import EXAMPLES, REPO

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from gate.config.settings import FailOn
 from gate.judge import Verdict
 from gate.publish.bundle import (
     PublishBundle,
@@ -14,7 +15,6 @@ from gate.publish.bundle import (
     target_from_event,
 )
 from gate.report.annotations import Annotation, Level
-from gate.settings import FailOn
 
 
 @pytest.mark.parametrize("name, event, expected", [

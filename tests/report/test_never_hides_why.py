@@ -13,11 +13,11 @@ import pytest
 from markdown_it import MarkdownIt
 
 from gate.config import GateConfig, ReportConfig
+from gate.config.settings import Settings
 from gate.judge import CheckVerdict
 from gate.kinds.drift.config import DriftSuiteConfig
 from gate.publish.bundle import Target
 from gate.report import context, fit_markdown, render_markdown, sizing
-from gate.settings import Settings
 from gate.steps.output import COMMENT_OVERHEAD, make_bundle
 from tests.report.verdict_fixtures import WAIVER, a_change, change_check, gate, group_check, judged, stability_result
 

@@ -9,11 +9,11 @@ import pytest
 
 import gate.report as report_module
 from gate.config import GateConfig, PublishConfig
+from gate.config.settings import Settings
 from gate.judge import CheckVerdict
 from gate.kinds.drift.config import DriftSuiteConfig
 from gate.publish.bundle import PublishIdentity, Target
 from gate.report import context, fit_markdown, sizing
-from gate.settings import Settings
 from gate.steps import output
 from gate.steps.output import make_bundle, publish_identity
 from tests.report.verdict_fixtures import gate, group_check, judged, stability_result

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from gate import redact
+from gate.io import redact
 from gate.publish import actions
 from gate.run import read_config
 from gate.runtime.engines.progress import Mode, Reporter

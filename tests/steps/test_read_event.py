@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.settings import Settings
+from gate.config.settings import Settings
 from gate.steps.output import read_event
 
 

@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from gate.config import CommentMode, CommentWhen
+from gate.config.settings import Settings
 from gate.errors import PublishError
 from gate.publish.bundle import PublishBundle
 from gate.publish.github.checks import Checks
@@ -26,7 +27,6 @@ from gate.publish.github.contents import Contents
 from gate.publish.github.hints import RATE_LIMITED_HINT, READ_ONLY, READ_ONLY_HINT, refusal_hint
 from gate.publish.github.names import ChosenName, Names
 from gate.publish.github.retry import Failure, RetryBudget, RetryPolicy, http_failure, unreachable_reason
-from gate.settings import Settings
 
 T = TypeVar("T")
 # PyGithub's spacing between requests and between writes (seconds), which keeps clear of GitHub's

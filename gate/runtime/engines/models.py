@@ -6,7 +6,7 @@ directories (the workflow's `model_dir`, `LLM_GATE_MODEL_DIR`, `<cache_dir>/mode
 cache -> the hub: pulled into the workflow's `model_dir` when it names one (the one download HF_HUB_OFFLINE lets
 through: that directory is cached with actions/cache, so a job pulls a model at most once per cache key), else
 only when the run allows downloads and the hub is not switched off.
-The environment is read by `gate.settings` (`model_dirs`, `hub_offline`), which the caller passes in; only
+The environment is read by `gate.config.settings` (`model_dirs`, `hub_offline`), which the caller passes in; only
 this module's own `main` (the Dockerfile's model layer) reads it itself.
 """
 

@@ -41,7 +41,7 @@ class TorchRuntime:
     def __init__(self, config: RuntimeConfig, base_dir: Path, *, model_dirs: Sequence[Path] = (),
                  hub_offline: bool = False, pull_into: Path | None = None):
         """`model_dirs` (searched before <cache_dir>/models), `hub_offline` and `pull_into` (the workflow's
-        `model_dir`, where a missing model is pulled) come from `gate.settings`."""
+        `model_dir`, where a missing model is pulled) come from `gate.config.settings`."""
         self.config = config
         self.base_dir = base_dir
         self.cache_dir = Path(config.cache_dir)

@@ -20,10 +20,10 @@ from huggingface_hub import constants as hf_constants
 from huggingface_hub.errors import LocalEntryNotFoundError
 
 from gate.cli import main
+from gate.config.settings import Settings
 from gate.errors import ConfigError, ExitCode, ModelUnavailable
 from gate.runtime.engines import models
 from gate.runtime.engines.models import ModelSource
-from gate.settings import Settings
 from tests.support.drift_fixtures import candidate, feedback, submission, write_candidates, write_exercise
 from tests.support.tiny_models import build_tiny_bert
 

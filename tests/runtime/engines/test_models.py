@@ -12,10 +12,10 @@ import pytest
 from huggingface_hub import constants as hf_constants
 
 from gate import io
+from gate.config.settings import Settings
 from gate.errors import ExitCode, ModelUnavailable
 from gate.runtime.engines import models
 from gate.runtime.engines.models import ModelSource, ResolvedModel, resolve, weights_digest
-from gate.settings import Settings
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

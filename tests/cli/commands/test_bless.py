@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from gate.cli import app
-from gate.commands.bless import bless_baseline
-from gate.commands.sample import sample_exercises
+from gate.cli.commands.bless import bless_baseline
+from gate.cli.commands.sample import sample_exercises
 from gate.errors import ConfigError, InputError
 from gate.kinds.drift.records import load_drift
 from gate.run import read_config

@@ -10,11 +10,11 @@ from gate import io
 from gate.baselines import flow, history
 from gate.baselines.trends import headline
 from gate.baselines.trends import label_of as label
+from gate.config.settings import Settings
 from gate.errors import ConfigError, Problem
 from gate.kinds import get_kind
 from gate.publish.github.client import publisher_for
 from gate.run import read_config
-from gate.settings import Settings
 
 
 class _Row(TypedDict):

@@ -16,7 +16,7 @@ def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
     (`bertscore:` of a drift suite, `classifier:`/`embedding:` of a stereotype or RAG suite, labelled with the
     suites: "stereotype (probes)"), found as `validate` and a run find them; the defaults without a config. A
     `models:` entry that every suite of its role overrides is left out."""
-    from gate.commands.validate import ROLE_NAMES, needed_models
+    from gate.cli.commands.validate import ROLE_NAMES, needed_models
 
     spec = config.models if config else ModelsConfig()
     defaults = [("embedding", spec.embedding), ("bertscore", spec.bertscore.model), ("stereotype", spec.stereotype)]

@@ -172,7 +172,7 @@ suites:
     assert listed["embedding (probes)"][0] == "org/own-embedder"
     assert "stereotype" not in listed and "embedding" not in listed  # every suite of the role overrides them
     assert listed["bertscore"][1] == "not used by this gate's suites"  # the RAG suite embeds nothing
-    import gate.commands.models as models
+    import gate.cli.commands.models as models
 
     pulled = []
     monkeypatch.setattr(models, "pull_model", lambda name, directory: pulled.append(name) or directory / name)

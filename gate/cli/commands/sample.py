@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from gate import io
-from gate.commands.sampling import Scored, spread_sample, submission_score
+from gate.cli.commands.sampling import Scored, spread_sample, submission_score
 from gate.errors import InputError, Problem, describe
 
 

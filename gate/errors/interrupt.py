@@ -4,7 +4,7 @@ A CI runner cancels a job with SIGINT and then SIGTERM; a developer presses Ctrl
 SIGTERM is to die on the spot, and KeyboardInterrupt can be swallowed by any `except BaseException`. Here
 both signals raise `Interrupted` (a KeyboardInterrupt, so broad `except Exception` handlers let it through)
 in the main thread, and `gate.cli` turns it into exit 128 + the signal number (130, 143), as shells do.
-`gate.entry` installs the handlers before anything slow is imported, so even a signal in the first second
+`gate.__main__` installs the handlers before anything slow is imported, so even a signal in the first second
 gets the line and the exit code instead of Python's defaults (SIGTERM: killed without a word).
 
 The handler only records the signal; it raises only at a safe point. An exception raised at an arbitrary
@@ -154,7 +154,7 @@ def raised() -> Interrupted | None:
 def handling() -> Iterator[bool]:
     """Route SIGINT and SIGTERM to `Interrupted` for the block, then restore the previous handlers.
 
-    Nested blocks (gate.entry's around gate.cli's) share the outermost's handlers and state, so a signal
+    Nested blocks (gate.__main__'s around gate.cli's) share the outermost's handlers and state, so a signal
     held during the CLI's import is still there when the command runs. Only the main thread may set
     handlers: elsewhere (a test's worker thread) the block runs unchanged and yields False."""
     if threading.current_thread() is not threading.main_thread():

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gate.commands.sampling import Scored, spread_sample, submission_score
+from gate.cli.commands.sampling import Scored, spread_sample, submission_score
 
 
 def scored(*pairs: tuple[str, float]) -> list[Scored]:

@@ -5,7 +5,7 @@ against a local GitHub test server (everything GitHub-specific comes from the st
 variables). Command-line options win over `INPUT_*`, which win over defaults. Nothing else in the gate reads
 the environment for a run: the CLI builds these once and hands them down (the model directories and the hub
 switch to the runtime, the judge's endpoints and key to the LLM grader). Below the CLI only low-level switches
-stay: the interrupt handling and redaction of `gate.entry`/`gate.cli`, and the runtime's test switch
+stay: the interrupt handling and redaction of `gate.__main__`/`gate.cli`, and the runtime's test switch
 `LLM_GATE_SIMULATE_CPU`.
 """
 

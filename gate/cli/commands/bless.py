@@ -17,6 +17,7 @@ from gate.baselines import comparison
 from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.snapshots import Snapshot
 from gate.config import GateConfig
+from gate.config.settings import Settings
 from gate.errors import ConfigError, InputError, Problem
 from gate.io import vcs
 from gate.kinds.drift.config import DriftSuiteConfig
@@ -24,7 +25,6 @@ from gate.kinds.drift.feedback import baseline_feedback, blessed_exercise, id_ke
 from gate.kinds.drift.records import load_drift
 from gate.report.formatting import counted
 from gate.run import measure, read_config
-from gate.settings import Settings
 from gate.steps import select_suites
 
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gate.cli import app
-from gate.commands.sample import sample_exercises
+from gate.cli.commands.sample import sample_exercises
 from gate.errors import ExitCode, InputError
 from tests.conftest import EXAMPLES
 

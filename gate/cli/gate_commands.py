@@ -22,8 +22,8 @@ from gate.cli.app import (
     settings,
 )
 from gate.config import CommentMode
+from gate.config.settings import FailOn
 from gate.errors import ExitCode
-from gate.settings import FailOn
 
 
 @app.command()
@@ -71,7 +71,7 @@ def publish(
 ) -> None:
     """Removed: posted a verdict a pull request's run had saved. The trusted workflow_run job runs `llm-gate run
     --candidates-dir DIR` on the pull request's candidate files instead (docs/github.md)."""
-    from gate.commands.publish import publish_removed
+    from gate.cli.commands.publish import publish_removed
 
     raise typer.Exit(int(publish_removed()))
 
@@ -86,7 +86,7 @@ def init(
     """Write a starter gate.yml that runs offline (the embedded all-MiniLM-L6-v2), example records for each
     chosen suite kind, the GitHub workflows that gate pull requests with it (the trusted recipe unless
     --single-job), and .gitignore lines for what a run generates (appended to an existing .gitignore)."""
-    from gate.commands.init import init_repository, parse_kinds
+    from gate.cli.commands.init import init_repository, parse_kinds
 
     init_repository(directory, kinds=parse_kinds(kinds), trusted=trusted, force=force)
 
@@ -98,7 +98,7 @@ def validate(config: ConfigOption = None, allow_paths_outside_workspace: AllowOu
 
     Exits 0 valid, 2 invalid config or input (located: file, line, field, expected, found, fix), 3 a model the
     suites need is not available offline (`llm-gate models pull`)."""
-    from gate.commands.validate import validate_gate
+    from gate.cli.commands.validate import validate_gate
 
     chosen = settings(config)
     with path_policy(allow_paths_outside_workspace):
@@ -128,7 +128,7 @@ def models_list(config: ConfigOption = None, allow_paths_outside_workspace: Allo
 
     Exits 3 (runtime failure) when a model the gate's suites use cannot load offline: the config is valid, but
     a run would fail until the model is pulled (`llm-gate models pull`)."""
-    from gate.commands.models import list_models
+    from gate.cli.commands.models import list_models
 
     model_dirs = settings().model_dirs
     with path_policy(allow_paths_outside_workspace):
@@ -146,7 +146,7 @@ def models_pull(
     allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
     """Download models into the gate's model directory so runs work offline."""
-    from gate.commands.models import pull_models
+    from gate.cli.commands.models import pull_models
 
     with path_policy(allow_paths_outside_workspace):
         pull_models(names or [], config, target)
@@ -160,6 +160,6 @@ def sample(
     seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same sample.")] = 0,
 ) -> None:
     """Sample submissions per exercise, spread over the score range (the seed's exercise sampling)."""
-    from gate.commands.sample import sample_exercises
+    from gate.cli.commands.sample import sample_exercises
 
     sample_exercises(exercises, output_dir, per_exercise, seed)

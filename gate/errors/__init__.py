@@ -3,7 +3,9 @@
 A failed gate is a *result* (exit 1), never an exception. Exceptions here are for input the user
 must fix (exit 2) and for runtime failures such as a model that cannot be loaded (exit 3). Every
 problem names where it is (file, line, record, field), what was expected, what was found and how
-to fix it, and all problems of one kind are collected before anything is raised.
+to fix it, and all problems of one kind are collected before anything is raised. `interrupt` is the other way
+a run ends early: a signal, turned into its exit code at a safe point (standard library only, so the console
+script installs it before anything slow is imported).
 """
 
 from __future__ import annotations

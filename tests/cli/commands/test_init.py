@@ -11,7 +11,7 @@ import pytest
 import yaml
 from huggingface_hub import constants as hf_constants
 
-from gate.commands.init import GITIGNORE, KINDS, RECORDS, init_repository, parse_kinds
+from gate.cli.commands.init import GITIGNORE, KINDS, RECORDS, init_repository, parse_kinds
 from gate.errors import ExitCode, InputError
 from tests.support.cli import run_main
 
@@ -212,7 +212,7 @@ def test_a_stereotype_suite_runs_offline_from_a_model_dir_or_a_local_directory(i
 
 
 def test_init_writes_the_trusted_recipe_by_default_and_the_single_job_on_request(in_tmp, monkeypatch, capsys):
-    from gate.commands.init import CANDIDATES_WORKFLOW, GATE_WORKFLOW
+    from gate.cli.commands.init import CANDIDATES_WORKFLOW, GATE_WORKFLOW
 
     code, out, err = run_main(monkeypatch, capsys, "init")
     assert code == 0, err
@@ -243,7 +243,7 @@ def test_the_placeholder_pipeline_step_warns_and_gates_the_committed_records(in_
     why. The layout step stores outputs/… in the artifact, as in the repository."""
     import subprocess
 
-    from gate.commands.init import CANDIDATES_WORKFLOW
+    from gate.cli.commands.init import CANDIDATES_WORKFLOW
 
     init_repository(in_tmp)
     steps = yaml.safe_load((in_tmp / CANDIDATES_WORKFLOW).read_text())["jobs"]["candidates"]["steps"]

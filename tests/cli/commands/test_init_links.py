@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gate.commands.init import GITIGNORE, KINDS, REPOSITORY, init_repository
+from gate.cli.commands.init import GITIGNORE, KINDS, REPOSITORY, init_repository
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 LINK = re.compile(rf"https://github\.com/{re.escape(REPOSITORY)}(?:/blob/[^/\s]+/([^\s#)]+))?(?:#([\w-]+))?")
 
 

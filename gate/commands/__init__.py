@@ -1,1 +1,0 @@
-"""Implementations of the CLI's commands (kept out of cli.py so it stays a thin argument layer)."""
