@@ -49,7 +49,8 @@ class Scored:
 
 @dataclass(frozen=True)
 class Expected:
-    """Who should have answered what: the prompt ids per category, or only how many."""
+    """Who should have answered what: the prompt ids per category, or only how many (by default the ids of the
+    records, a record without `response` included: its prompt was asked, and its answer is missing)."""
 
     models: tuple[str, ...]
     prompts: dict[str, tuple[str, ...] | int]
@@ -68,7 +69,7 @@ def expected_matrix(suite: HeuristicSuiteConfig, data: HeuristicData) -> Expecte
             value = given[category]
             prompts[category] = value if isinstance(value, int) else tuple(value)
         else:
-            found = sorted({r.prompt_id for r in data.records if r.category == category})
+            found = sorted({r.prompt_id for r in (*data.records, *data.unanswered) if r.category == category})
             if found:
                 prompts[category] = tuple(found)
     return Expected(models, prompts)

@@ -1,9 +1,15 @@
-"""Heuristic suite inputs: one response per (model, category, prompt) — JSON, JSONL, CSV, XLSX."""
+"""Heuristic suite inputs: one response per (model, category, prompt) — JSON, JSONL, CSV, XLSX.
+
+A JSON record that gives no `response` at all is a missing output, as a prompt without a record is: it is not
+scored, and its prompt counts as missing for its model (unless another sample of it answered). `response: null`
+and a table's empty cell are an empty response, scored and reported as empty; a table without a `response`
+column, and a `response` that is no text, stay located errors.
+"""
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -31,9 +37,10 @@ class HeuristicRecord(InputModel):
 
 @dataclass(frozen=True)
 class HeuristicData:
-    records: tuple[HeuristicRecord, ...]
+    records: tuple[HeuristicRecord, ...]  # those with a response: what is scored
     rubric: Rubric
     models: tuple[str, ...]
+    unanswered: tuple[HeuristicRecord, ...] = ()  # JSON records without `response`: missing outputs (`response` "")
 
 
 def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path) -> HeuristicData:
@@ -44,6 +51,8 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
     problems += bad
     raw, bad = io.read_records(paths, tables=True)
     problems += bad
+    given = len(raw)
+    absent = _without_response(raw)
     records = validate_each(HeuristicRecord, raw, problems)
     categories = list(rubric.categories)
     seen: dict[tuple[str, str, str, str | None], io.SourceRef | None] = {}
@@ -75,6 +84,10 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
         if mixed:
             problems.append(mixed)
     models = selected_models([r.model for r in records], config.models, field, problems)
+    unanswered: list[HeuristicRecord] = []
+    if absent and len(records) == given:  # each record validated (else the load fails below): records[i] is raw[i]
+        unanswered = [r for i, r in enumerate(records) if i in absent and r.model in models]
+        records = [r for i, r in enumerate(records) if i not in absent]
     records = [r for r in records if r.model in models]
     for category in config.expected.prompts or {}:
         if category not in rubric.categories:
@@ -84,7 +97,19 @@ def load_heuristic(suite_name: str, config: HeuristicSuiteConfig, base_dir: Path
     problems += _unknown_metrics(suite_name, config, rubric)
     if problems:
         raise InputError(f"suite '{suite_name}' (heuristic): input files are invalid", problems)
-    return HeuristicData(tuple(records), rubric, models)
+    return HeuristicData(tuple(records), rubric, models, tuple(unanswered))
+
+
+def _without_response(raw: list[io.RawRecord]) -> set[int]:
+    """The positions of the JSON records with no `response` field, each given an empty one so that the rest of
+    it is still validated (its model, category and prompt say which output is missing). A table row always has
+    the column's cell (an empty cell is an empty response); a table without the column is its own error."""
+    absent = set()
+    for i, row in enumerate(raw):
+        if not row.from_table and isinstance(row.data, dict) and "response" not in row.data:
+            raw[i] = replace(row, data={**row.data, "response": ""})
+            absent.add(i)
+    return absent
 
 
 def _closest(value: str, choices: list[str]) -> str:

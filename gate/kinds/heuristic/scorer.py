@@ -30,7 +30,7 @@ from gate.kinds.heuristic.groups import (
     sources,
     stats,
 )
-from gate.kinds.heuristic.records import HeuristicData, load_heuristic
+from gate.kinds.heuristic.records import HeuristicData, HeuristicRecord, load_heuristic
 from gate.kinds.heuristic.rubric import Rubric
 from gate.kinds.heuristic.rules import Fired, score_response
 from gate.kinds.heuristic.statistics import heuristic_statistic
@@ -105,6 +105,8 @@ def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
     if missing_total or empty:
         notes.append(f"Missing-data analysis: {missing_total} expected response(s) missing, {empty} empty "
                      f"(of {sum(expected.count(c) for c in expected.prompts) * len(expected.models)} expected).")
+    if data.unanswered:
+        notes.append(_unanswered_note(data.unanswered))
     return SuiteResult(
         name=name, kind="heuristic", metrics=stats({}, scored), groups=tuple(groups),
         items=tuple(_item(s, columns, with_id) for s in scored),
@@ -137,6 +139,12 @@ def _item(s: Scored, columns: Sequence[str], with_id: bool) -> Item:
         details=HeuristicItemDetails(response=record.response, prompt=record.prompt or "", fired=score.fired,
                                      metrics=dict(score.metrics)),
     )
+
+
+def _unanswered_note(records: Sequence[HeuristicRecord]) -> str:
+    where = ", ".join(str(r.source_ref) for r in records[:3] if r.source_ref) + (" …" if len(records) > 3 else "")
+    return (f"{len(records)} record(s) have no `response` field ({where}): missing outputs, not scored; each one's "
+            "prompt counts as missing for its model unless another sample of it answered.")
 
 
 def _rubric_hash(rubric: Rubric) -> str:
