@@ -121,7 +121,7 @@ def score_drift(name: str, suite: DriftSuiteConfig, data: DriftData, context: Sc
         metrics=aggregate(scored, None),
         groups=groups,
         items=tuple(to_item(s, suite.credit_drift_mode) for s in scored),
-        item_columns=columns_of(candidates),
+        item_columns=columns_of(candidates, suite.credit_drift_mode),
         unmeasured=tuple(unmeasured + group_unmeasured),
         fingerprint={**scores.fingerprint.to_dict(), "credit_drift_mode": suite.credit_drift_mode.value},
         notes=tuple(notes),

@@ -2,9 +2,19 @@
 
 `coverage` (the share of the baseline's submissions answered: a missing submission is no item) has none.
 In `credit_drift_mode: item` a group's credit drift pools every positional difference of its submissions,
-so an item's mean `credit_drift` is not enough: items carry `credit_drift_count`, `credit_drift_ss` (the sum
-of squared deviations from the item's mean) and `credit_drift_peak`, and the group's mean, population std
-and max are combined from them (Chan et al.'s pairwise update, exact and stable). Pure numpy.
+so an item's mean `credit_drift` (m_i) is not enough: items carry, and items.csv lists, `credit_drift_count`
+(n_i, its differences), `credit_drift_ss` (ss_i, their sum of squared deviations from m_i) and
+`credit_drift_peak` (p_i, the largest), and the group's values are combined from its items' rows (Chan et al.'s
+pairwise update, exact and stable):
+
+    N = Σ n_i,   mean = Σ n_i·m_i / N,   std = √((Σ ss_i + Σ n_i·(m_i − mean)²) / N)   (population),
+    max = max p_i                                      over the items with a `credit_drift` (the others: none).
+
+With samples each of the four columns is, like every item value, the mean over the item's generations
+(`gate.kinds.samples.collapse`), and the group's values follow from those rows by the same formula: the max is
+the largest of the items' mean peaks (the largest difference a generation typically shows), not the largest
+difference any generation showed, which grows with the number of samples and would make runs with different
+sample counts incomparable. Pure numpy.
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from gate.kinds.drift.config import CreditDriftMode
 from gate.kinds.drift.records import DriftCandidate, FeedbackItem, Submission, total_credits
-from gate.kinds.drift.statistics import drift_item_values
+from gate.kinds.drift.statistics import DRIFT_POOLED, drift_item_values
 from gate.kinds.samples.field import sample_columns, sample_key
 from gate.results import Item, ItemDetails, Key
 from gate.stats import mean
 
-ITEM_COLUMNS = (  # with samples, "sample" follows "model" (`columns_of`)
+ITEM_COLUMNS = (  # with samples, "sample" follows "model"; in item mode the pooled columns end it (`columns_of`)
     "exercise", "submission", "model",
     "bertscore_precision", "bertscore_recall", "bertscore_f1", "credit_drift",
     "baseline_credits", "candidate_credits", "baseline_items", "candidate_items", "windowed",
@@ -66,9 +66,12 @@ def baseline_of(submission: Submission) -> tuple[FeedbackItem, ...]:
     return tuple(submission.baseline_feedback.feedback)
 
 
-def columns_of(candidates: Sequence[DriftCandidate]) -> tuple[str, ...]:
+def columns_of(candidates: Sequence[DriftCandidate], mode: CreditDriftMode) -> tuple[str, ...]:
+    """items.csv's columns. In item mode they end with each item's share of its group's pooled credit drift
+    (`statistics.DRIFT_POOLED`), so the group's mean, std and max can be recomputed from the rows."""
     extra = sample_columns(c.sample for c in candidates)
-    return (*ITEM_COLUMNS[:3], *extra, *ITEM_COLUMNS[3:])
+    pooled = DRIFT_POOLED[1:] if mode is CreditDriftMode.ITEM else ()
+    return (*ITEM_COLUMNS[:3], *extra, *ITEM_COLUMNS[3:], *pooled)
 
 
 def item_key(candidate: DriftCandidate) -> Key:
@@ -78,7 +81,7 @@ def item_key(candidate: DriftCandidate) -> Key:
 
 def to_item(s: Scored, mode: CreditDriftMode) -> Item:
     c = s.candidate
-    pooled = drift_item_values(s.drifts) if mode is CreditDriftMode.ITEM else {}  # not in items.csv
+    pooled = drift_item_values(s.drifts) if mode is CreditDriftMode.ITEM else {}
     return Item(
         key=item_key(c),
         values={"bertscore_precision": s.precision, "bertscore_recall": s.recall, "bertscore_f1": s.f1,
