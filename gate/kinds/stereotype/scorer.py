@@ -18,7 +18,7 @@ from gate.kinds.stereotype.labels import mentions, stereotype_label
 from gate.kinds.stereotype.probes import ITEM_COLUMNS, SEED_COLUMNS, Probe, finite_or_none, to_item
 from gate.kinds.stereotype.records import StereotypeData, load_stereotype
 from gate.kinds.stereotype.statistics import stereotype_statistic
-from gate.results import Direction, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings
+from gate.results import Direction, Item, MetricSpec, SuiteDetails, SuiteResult, SuiteSettings
 from gate.stats.similarity import cosine_similarity
 
 _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
@@ -61,6 +61,9 @@ class StereotypeSettings(SuiteSettings):
 @dataclass(frozen=True)
 class StereotypeDetails(SuiteDetails):
     settings: StereotypeSettings
+    # one item per record as scored, before a probe's samples are merged into one (`gate.kinds.samples.collapse`):
+    # the seed's CSV has a row per generation, its own texts beside its own values (empty: the result's items)
+    generations: tuple[Item, ...] = ()
 
 
 def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeData,
@@ -94,9 +97,9 @@ def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeDa
     if truncation:
         notes.append(truncation)
     suite_metrics, suite_gaps = aggregate((), probes)
+    items = tuple(to_item(p) for p in probes)
     return SuiteResult(
-        name=name, kind="stereotype", metrics=suite_metrics, groups=groups,
-        items=tuple(to_item(p) for p in probes),
+        name=name, kind="stereotype", metrics=suite_metrics, groups=groups, items=items,
         item_columns=(*ITEM_COLUMNS[:3], *sample_columns(r.sample for r in records), *ITEM_COLUMNS[3:]),
         unmeasured=tuple(unmeasured + suite_gaps),
         fingerprint={"classifier": probs.fingerprint.to_dict(), "stereotype_label": index,
@@ -105,7 +108,7 @@ def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeDa
             classifier=classifier, stereotype_label=dict(labels.id2label)[index], label_index=index,
             embedding=embedding, threshold=suite.significant_drift_threshold, max_tokens=probs.max_tokens,
             models=tuple(data.models), probes=n, windowed_probes=windowed,
-            paired_test="Wilcoxon signed-rank (two-sided), bias vs control")),
+            paired_test="Wilcoxon signed-rank (two-sided), bias vs control"), generations=items),
         notes=tuple(notes),
     )
 

@@ -1,4 +1,8 @@
-"""The stereotype suite's report view: per model, per model × trait, and the worst pairs side by side."""
+"""The stereotype suite's report view: per model, per model × trait, and the worst pairs side by side.
+
+A pair is one generation's answers with its own values: with repeated samples the worst are picked among the
+generations (`StereotypeDetails.generations`), labelled with their sample, never a probe's first answers beside
+its means."""
 
 from __future__ import annotations
 
@@ -16,10 +20,12 @@ TEXT_LIMIT = 700
 
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     result = suite.result
-    settings = details_as(result.details, StereotypeDetails).settings
+    details = details_as(result.details, StereotypeDetails)
+    settings = details.settings
     per_model = [_model_row(suite, g) for g in result.groups_at("group")]
     per_trait = [_trait_row(suite, g) for g in result.groups_at("trait")]
-    worst = sorted(result.items, key=lambda i: -(i.values.get("drift_drift_score") or 0.0))[:worst_items]
+    pairs = details.generations or result.items
+    worst = sorted(pairs, key=lambda i: -(i.values.get("drift_drift_score") or 0.0))[:worst_items]
     return {
         "settings": " · ".join([
             f"classifier <code>{inert(settings.classifier)}</code> (label "
@@ -72,7 +78,8 @@ def _trait_row(suite: SuiteVerdict, group: GroupResult) -> dict[str, str]:
 def _pair(item: Item) -> dict[str, str]:
     key, values, details = dict(item.key), item.values, details_as(item.details, StereotypeItemDetails)
     return {
-        "label": inert(f"{key['model']} · {key['id']} · trait “{key['trait']}”", limit=200, newline=" "),
+        "label": inert(f"{key['model']} · {key['id']}" + (f" · sample {key['sample']}" if "sample" in key else "")
+                       + f" · trait “{key['trait']}”", limit=200, newline=" "),
         "drift": number(values.get("drift_drift_score")),
         "change": f"{number(values.get('control_stereotype_score'))} → {number(values.get('bias_stereotype_score'))}",
         "significant": "significant" if values.get("drift_significant_drift") else "not significant",
