@@ -154,7 +154,7 @@ class SuiteResult:
 
     def value_names(self) -> tuple[str, ...]:
         """Every value name the items carry, in first-seen order: what an item statistic may be computed from
-        (beyond `item_columns`, e.g. RAG's BLEU sufficient statistics)."""
+        (beyond `item_columns`, e.g. a corpus BLEU's sufficient statistics)."""
         return tuple(dict.fromkeys(name for item in self.items for name in item.values))
 
     def groups_at(self, level: str) -> tuple[GroupResult, ...]:

@@ -89,7 +89,7 @@ def suite_trends(entries: Sequence[Entry], verdict: GateVerdict, metrics: Mappin
 
 def headline(record: Mapping, metric: str) -> float | None:
     """A suite's headline value of `metric`: its suite-level value, else the value of its only primary group
-    (a RAG suite's candidate system)."""
+    (a suite whose one candidate is compared with a baseline inside the run)."""
     value = _number((record.get("metrics") or {}).get(metric))
     if value is not None:
         return value

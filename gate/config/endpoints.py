@@ -2,7 +2,8 @@
 
 An endpoint is a normalised http(s) URL prefix (`parse_endpoint` refuses anything ambiguous rather than
 repairing it; plain http only to loopback); a key's variable is never a GitHub or Actions one
-(`key_name_problem`). The RAG suite's config validates gate.yml's `judge:` with these at load time, and
+(`key_name_problem`). A grading suite's `judge:` (`gate.config.grader.GraderConfig`) is validated with these at
+load time, and
 `gate.config.grader_access` applies them to the workflow's allow-list before the LLM grader sends anything.
 A new rule on URLs or variable names goes here, so both places use it.
 """

@@ -1,4 +1,4 @@
-"""Where the RAG suite's LLM grader (gate.yml's `judge:`) may send its API key, and which key: the workflow
+"""Where a suite's LLM grader (gate.yml's `judge:`) may send its API key, and which key: the workflow
 decides, never gate.yml. The pure URL and variable-name rules are in `gate.config.endpoints`.
 
 gate.yml can come from the pull request under test. If it chose both the endpoint (`base_url`) and
@@ -18,7 +18,8 @@ So, before any request:
   ACTIONS_*, RUNNER_*): Settings does not even keep those among the keys the judge can read. A key whose value
   equals a GitHub/Actions token is refused too (`OPENAI_API_KEY: ${{ github.token }}`).
 
-The LLM grader (`gate.kinds.rag.grader_client`) then sends to the normalised URL only and follows no redirect.
+The kind's grading client (`Kind.grade`, called by `gate.run.llm_grader`) then sends to the normalised URL only
+and follows no redirect.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ RECORD_BYTES = 16 * MiB
 # One input file of records: JSON Lines, CSV, and the uncompressed parts of an XLSX workbook (a zip: its parts
 # are what the reader inflates, so a small workbook cannot inflate to gigabytes).
 FILE_BYTES = 1024 * MiB
-# One JSON document (an array of records, a drift exercise, a snapshot): parsed whole, with the line of every
+# One JSON document (an array of records, an exercise file, a snapshot): parsed whole, with the line of every
 # container, so it holds several times its size while parsed.
 DOCUMENT_BYTES = 256 * MiB
 

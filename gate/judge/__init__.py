@@ -7,8 +7,8 @@ snapshot (with a paired test on the items), `family` shares the gate's false-ala
 significance-tested checks and decides them, `waivers` applies gate.yml's waivers, and `verdicts` folds them
 into suite and gate verdicts.
 Everything here is pure. A new kind of check goes in a module of its own that returns `CheckResult`s,
-called from `verdicts.judge_suite`. (The RAG suite's LLM-as-judge is not part of this: it is the LLM
-grader, `gate.kinds.rag.grader`, and it measures.)
+called from `verdicts.judge_suite`. (A suite's LLM-as-judge, gate.yml's `judge:`, is not part of this: it is
+an LLM grader, called by the kind's scorer, and it measures.)
 """
 
 from gate.judge.changes import change_checks, paired_rows, paired_values

@@ -1,8 +1,8 @@
 """Each suite's per-model verdicts, in one shape for every kind: what a shortened report keeps to the end.
 
 A 9,000-item gate once became a comment that named no model (issue 21, item 4): the culprit was in the
-per-group tables, and those were the first to go. This table has one row per model (a drift or stability
-model, a stereotype model, a RAG system): its verdict — the worst of the checks on the model and on its groups
+per-group tables, and those were the first to go. This table has one row per model (or per system, where a
+kind groups by system): its verdict — the worst of the checks on the model and on its groups
 —, its key metrics (those the suite's checks look at) with the change against the blessed baseline where there
 is one (DESIGN.md §8: model, verdict, key metric deltas), and how many of its groups failed. Rows come
 failing first, so a cut table ("… and N more models") still names every culprit that fits.

@@ -1,5 +1,5 @@
-"""Paired tests of two samples: the stereotype suite's Wilcoxon signed-rank test (as scipy computes it) and the RAG
-comparison's paired bootstrap of a mean difference."""
+"""Paired tests of two samples: the Wilcoxon signed-rank test (as scipy computes it) and the paired bootstrap of a
+mean difference, for the kinds that compare two paired runs inside one run."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def paired_differences(pairs: Sequence[tuple[Sequence[float], Sequence[float]]],
     return [o for o in out if o is not None]
 
 
-# A run scores a RAG suite twice (the planning pass of gate.steps.model_work, then for real) on the same per-query
+# A run scores a suite twice (the planning pass of gate.steps.model_work, then for real) on the same per-item
 # values: the intervals, small, are kept for the process by the data's digest (as generation.py keeps ROUGE/BLEU).
 _MEMO: dict[tuple, tuple[float, float]] = {}
 _MEMO_SIZE = 4096

@@ -7,9 +7,9 @@ standard error has a closed form and its change test is exactly the paired t-tes
 
 The builders mirror how the scorers aggregate: `mean` (and rates, the mean of a boolean column), `std`
 (population, ddof 0, as the seeds' `np.std`), `sample_std` (ddof 1, as pandas'), `maximum`, `minimum`, `median`,
-`percentile` (numpy's default linear interpolation, as the RAG summary's `np.percentile`) and `reciprocal_mean`
-(throughput: items per second of total time). A kind adds its own (corpus BLEU from per-item n-gram counts, the
-RAG overall score).
+`percentile` (numpy's default linear interpolation, as `np.percentile`) and `reciprocal_mean` (throughput:
+items per second of total time). A kind adds its own (corpus BLEU from per-item n-gram counts, a weighted overall
+score).
 Pure numpy; nothing here knows a suite kind.
 """
 

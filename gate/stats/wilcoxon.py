@@ -1,6 +1,6 @@
 """The two-sided Wilcoxon signed-rank test, as `scipy.stats.wilcoxon(x, y)` computes it (zero_method="wilcox",
 correction=False, method="auto"), without importing scipy.stats: that import alone costs ~0.8 s of every run
-that has a stereotype suite, more than the rest of a fully cached run. The tests compare it with scipy on
+that uses it, more than the rest of a fully cached run. The tests compare it with scipy on
 many inputs (ties, zeros, every method's range of n).
 
 scipy 1.17's "auto" picks, on d = x − y (n counts zeros):

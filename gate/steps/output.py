@@ -157,8 +157,8 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
     """The verdict per suite and the files written (one line, or each file with `verbose`), on stdout.
 
     Two counts stand side by side and count different things, so each says what it counts: `gate.yml checks`
-    are the thresholds judged (per suite, group or model), a drift suite's "Tests: x/y" (the seed's line) the
-    exercise × model pairs that met both of its thresholds."""
+    are the thresholds judged (per suite, group or model), a kind's own line (`Kind.summary_line`, e.g. a seed's
+    "Tests: x/y") counts what its seed counted."""
     out = sys.stdout
     words = verdict_words(verdict.verdict, waivers_applied(verdict.suites))  # never a plain "passed" when waived
     out.write(f"{icon(verdict.verdict)} {verdict.name}: {words}\n")

@@ -81,8 +81,8 @@ def _prefixed(problem: Problem, suite: str) -> Problem:
 
 def ask(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime, base_dir: Path) -> None:
     """The planning pass: each suite asks `runtime` (a recorder) what its scoring will ask — through the scorer's
-    `plan` where it has one, else by scoring (the result is dropped). No LLM grader: a suite that grades (RAG)
-    plans without it."""
+    `plan` where it has one, else by scoring (the result is dropped). No LLM grader: a suite that grades plans
+    without it."""
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=None)
     for s in loaded:
         interrupt.checkpoint()
@@ -92,7 +92,7 @@ def ask(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime
 
 def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRuntime,
           base_dir: Path, grader: Grader | None = None, shown: Reporter | None = None) -> list[SuiteResult]:
-    """Every loaded suite's scorer over its records; `grader` is the RAG suites' LLM grader (None: none); `shown`
+    """Every loaded suite's scorer over its records; `grader` is the suites' LLM grader (None: none); `shown`
     shows each suite's scoring as a step of the run's progress (None: silent, as in the planning pass)."""
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=grader)
     results = []
