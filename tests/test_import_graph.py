@@ -17,23 +17,21 @@ KIND = "kinds/<kind>"  # the layer of every kind's own folder (a sub-package of 
 
 # Lowest first. A module may import its own layer or a lower one, never a higher one.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"__init__", "errors", "stats", "redact", "interrupt"}),
-    frozenset({"io"}),
-    frozenset({"config"}),
-    frozenset({"settings", "rubric", "results"}),
-    frozenset({"records"}),
+    frozenset({"__init__", "errors", "stats"}),  # errors/ holds interrupt (standard library only)
+    frozenset({"io"}),  # io/ holds redact
+    frozenset({"config"}),  # config/ holds the workflow's Settings
+    frozenset({"results"}),
     frozenset({"runtime"}),
     frozenset({"generate"}),  # providers, cassettes, budgets: a step before the records are loaded
     frozenset({"judge"}),
-    frozenset({"kinds"}),  # the contract (`Kind`) and the registry: what the core knows kinds by
-    frozenset({"scorers"}),
+    frozenset({"kinds"}),  # the contract (`Kind`), the registry, the records and samples helpers every kind uses
     frozenset({"baselines"}),
     frozenset({"report"}),
     frozenset({KIND}),  # each kind's folder, gate/kinds/<kind>/: it uses the core; nothing in the core names it
     frozenset({"publish"}),
-    frozenset({"run", "steps", "commands"}),
-    frozenset({"cli"}),
-    frozenset({"entry", "__main__"}),
+    frozenset({"run", "steps"}),
+    frozenset({"cli"}),  # the command line and its commands (cli/commands/)
+    frozenset({"__main__"}),
 )
 
 
