@@ -11,10 +11,11 @@ import typing
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import ConfigDict, Field, GetCoreSchemaHandler, field_validator
+from pydantic import ConfigDict, Field, GetCoreSchemaHandler, StringConstraints, field_validator
 from pydantic_core import CoreSchema
 
 from gate.config.base import StrictModel, SuiteBase
+from gate.config.generation import PROVIDER_NAME, ProviderConfig
 from gate.config.registered import suite_models
 from gate.config.runtime import BertScoreModelConfig, ModelsConfig, RuntimeConfig
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
@@ -150,6 +151,11 @@ class GateConfig(StrictModel):
     publish: PublishConfig = PublishConfig()
     baselines: BaselinesConfig = BaselinesConfig()
     history: HistoryConfig | None = Field(None, description="Keep a history of default-branch runs (opt-in).")
+    providers: dict[Annotated[str, StringConstraints(pattern=PROVIDER_NAME)], ProviderConfig] = Field(
+        default_factory=dict, description="The models and programs a suite's `generate:` may ask, by a name of your "
+        "choice (it names their cassette files).")
+    cassettes: str = Field("cassettes", min_length=1, description="The folder of the committed cassettes, relative "
+                           "to gate.yml: every generation call recorded, one file per suite, provider and model.")
     alpha: float = Field(
         0.05, gt=0, lt=0.5, description="The gate's false-alarm budget: the chance that an unchanged system fails "
         "any `significant: true` check, shared by all of them through `correction`.")

@@ -12,6 +12,7 @@ import yaml
 from gate import io
 from gate.config.base import CheckProblem
 from gate.config.gate import GateConfig, known_kinds
+from gate.config.generation import generation_problems
 from gate.config.located import duplicate_keys, line_of, parse_yaml, suggest, validate
 from gate.config.paths import confine_config_paths
 from gate.errors import ConfigError, Problem, describe
@@ -77,6 +78,8 @@ def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalo
     problems += _check_problems(data, root, filename, metrics or {})
     if config is not None and today is not None:
         problems += waiver_horizon_problems(config, root, filename, today)
+    if config is not None:
+        problems += _generation_problems(config, root, filename, metrics or {})
     if problems or config is None:
         raise ConfigError(f"{filename} is invalid", sorted(problems, key=lambda p: p.line or 0))
     for suite in config.suites.values():  # problems found later, reading the suites' inputs, name gate.yml:LINE
@@ -131,6 +134,23 @@ def _kind_problems(data: dict, root: yaml.Node | None, filename: str) -> list[Pr
                 fix=suggest(kind, kinds) if isinstance(kind, str) else f"add `kind: {kinds[0]}`",
             )
         )
+    return problems
+
+
+def _generation_problems(config: GateConfig, root: yaml.Node | None, filename: str,
+                         catalogue: MetricCatalogue) -> list[Problem]:
+    """Each `generate:` names a provider gate.yml defines, on a kind that has a recipe, writing a file its records
+    glob matches (`Kind.generation`; a catalogue that is no registry of kinds skips the recipe check)."""
+    problems = []
+    for name, suite in config.suites.items():
+        kind = catalogue.get(suite.kind)
+        recipe = getattr(kind, "generation", None) if kind is not None else None
+        reads = recipe.reads if recipe is not None else (None if kind is not None and hasattr(kind, "generation")
+                                                         else "records")
+        for field, expected, found, fix in generation_problems(name, suite, reads, tuple(config.providers)):
+            loc = tuple(field.split("."))
+            problems.append(Problem(file=filename, line=line_of(root, loc), field=field, expected=expected,
+                                    found=found, fix=fix))
     return problems
 
 

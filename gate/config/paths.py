@@ -1,8 +1,9 @@
 """The places gate.yml names for the gate to write to or read from, confined to the workspace at load time.
 
 A gate.yml can come from the pull request under test. `report.output_dir`, `runtime.cache_dir`,
-`report.templates_dir`, `history.path` and `baselines.dir` used to be taken as given: `output_dir: /abs`
-wrote the report outside the workspace, a committed symlink `.gate-cache -> ~/.ssh` made the cache write
+`report.templates_dir`, `history.path` and `baselines.dir` used to be taken as given (`cassettes` and a suite's
+`generate.output` are written to as well): `output_dir: /abs` wrote the report outside the workspace, a
+committed symlink `.gate-cache -> ~/.ssh` made the cache write
 there. So `load_config` checks all of them (`gate.io.paths`: symlinks followed, a path that does not exist
 yet through its deepest existing ancestor) before any command writes anything, and reports every escaping
 path at once, located in gate.yml. The suites' own inputs, rubric files and model directories are confined
@@ -52,6 +53,11 @@ def confine_config_paths(config: GateConfig, config_path: Path, text: str, *, ou
     baselines = config.baselines
     check(("baselines", "dir"), "baselines" in config.model_fields_set and "dir" in baselines.model_fields_set,
           base_dir / baselines.dir, baselines.dir, False)
+    check(("cassettes",), "cassettes" in config.model_fields_set, base_dir / config.cassettes, config.cassettes, False)
+    for name, suite in config.suites.items():  # the generated records are written there
+        generate = suite.generate
+        if generate is not None and generate.output is not None:
+            check(("suites", name, "generate", "output"), True, base_dir / generate.output, generate.output, False)
     if not found:
         return
     filename = str(config_path)

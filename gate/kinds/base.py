@@ -21,6 +21,7 @@ from gate.config import CheckConfig, GateConfig, GraderConfig, SuiteBase
 from gate.config.base import CheckProblem
 from gate.config.located import suggest
 from gate.judge import SuiteVerdict
+from gate.kinds.generation import Generation
 from gate.results import Direction, MetricSpec, SuiteResult
 from gate.runtime.api import ModelRuntime
 from gate.stats import ItemStatistic
@@ -134,6 +135,9 @@ class Kind(Generic[ConfigT, RecordsT]):
     comparison_charts: tuple[str, ...] = ()
     # Its LLM grading client, where its suites can grade (gate.yml's `judge:`); imported when first called
     grade: GradeClient | None = None
+    # How it produces its own records from a provider (gate.yml's `generate:`; `gate.kinds.generation`); None: its
+    # records always come from elsewhere, and a `generate:` on its suites is a config error
+    generation: Generation[ConfigT] | None = None
     # The metrics `llm-gate calibrate` proposes checks for by default: the ones a user gates on, not the whole
     # catalogue (each proposed check spends false-alarm budget); `calibrated` adds what only the reports name
     calibration_metrics: tuple[str, ...] = ()
