@@ -120,8 +120,9 @@ class Kind(Generic[ConfigT, RecordsT]):
     # (judged suite, how many worst items to show) -> the escaped, formatted values its templates show; None:
     # the generic view of `gate.report.views`
     view: Callable[[SuiteVerdict, int], dict[str, Any]] | None = None
-    # The directory holding its templates, named `<kind>.md.j2` (under the suite's heading) and
-    # `<kind>.details.md.j2` (in the details); None: the bundled ones (`templates/suites/`), else the generic ones
+    # The directory holding its templates: `<kind>.md.j2` (under the suite's heading) and `<kind>.details.md.j2` (in
+    # the details), the generic ones where it has none (or None); any other file there is the template named
+    # `kinds/<kind>/<its path>` (`gate.report.markdown.KindTemplates`)
     templates: Path | None = None
     # (judged suite, its output directory, the run's day) -> the files written there in its seed's own formats
     exports: Callable[[SuiteVerdict, Path, str], list[Path]] | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import MutableMapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import jinja2.sandbox
 
 import gate
 from gate.kinds import KINDS
-from gate.report.precompiled import PrecompiledLoader
+from gate.report.precompiled import PrecompiledLoader, from_module
 
 
 def bundled_templates() -> Path:
@@ -25,26 +26,61 @@ def bundled_templates() -> Path:
 
 
 class KindTemplates(jinja2.BaseLoader):
-    """`suites/<kind>.md.j2` and `suites/<kind>.details.md.j2` from the kind's own template directory
-    (`Kind.templates`), for a kind that brings its templates along; the bundled ones otherwise."""
+    """The registered kinds' own templates (`Kind.templates`): its report parts as `suites/<kind>.md.j2` and
+    `suites/<kind>.details.md.j2` (the files `<kind>.md.j2` and `<kind>.details.md.j2` there) and every file there
+    as `kinds/<kind>/<path>` (its `llm-gate init` starter, its exports' templates). `prefix` (the environment's
+    module prefix, `gate.report.precompiled`): a template loads from its compiled module where one is current (the
+    built-in kinds'), else from source, like a third-party kind's; None: always from source."""
+
+    def __init__(self, prefix: str | None = None):
+        self.prefix = prefix
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
-        folder, _, name = template.partition("/")
-        kind = KINDS.get(name.split(".")[0]) if folder == "suites" else None
-        if kind is None or kind.templates is None:
+        found = _locate(template)
+        if found is None:
             raise jinja2.TemplateNotFound(template)
-        return jinja2.FileSystemLoader(str(kind.templates)).get_source(environment, name)
+        return jinja2.FileSystemLoader(str(found[0])).get_source(environment, found[1])
+
+    @jinja2.utils.internalcode
+    def load(self, environment: jinja2.Environment, name: str,
+             globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        loaded = None
+        if self.prefix is not None:
+            loaded = from_module(environment, self.prefix, name, self.get_source(environment, name), globals)
+        return loaded if loaded is not None else super().load(environment, name, globals)
 
     def list_templates(self) -> list[str]:
-        return []  # precompiling (scripts/compile-templates) covers the bundled templates only
+        names = []
+        for kind in KINDS.values():
+            if kind.templates is None or not Path(kind.templates).is_dir():
+                continue
+            for path in sorted(Path(kind.templates).rglob("*")):
+                relative = path.relative_to(kind.templates).as_posix()
+                if path.is_file() and "__pycache__" not in path.parts:
+                    own = relative in (f"{kind.kind}.md.j2", f"{kind.kind}.details.md.j2")
+                    names.append(f"suites/{relative}" if own else f"kinds/{kind.kind}/{relative}")
+        return names
+
+
+def _locate(template: str) -> tuple[Path, str] | None:
+    """(a kind's template directory, the file's path in it) for one of KindTemplates' names, or None."""
+    folder, _, rest = template.partition("/")
+    if folder == "suites":
+        kind, path = KINDS.get(rest.split(".")[0]), rest
+    elif folder == "kinds":
+        name, _, path = rest.partition("/")
+        kind = KINDS.get(name)
+    else:
+        return None
+    return (Path(kind.templates), path) if kind is not None and kind.templates is not None and path else None
 
 
 @lru_cache(maxsize=4)
 def environment(override_dir: str | None = None) -> jinja2.Environment:
     # Override templates come from the repository, possibly from the pull request under test: in a plain
     # Environment a template can reach Python internals (`''.__class__.__mro__`) and run code; the sandbox
-    # refuses that, and the bundled templates need nothing it forbids. Without overrides the bundled templates
-    # load from their precompiled modules (`gate.report.precompiled`).
+    # refuses that, and the bundled templates need nothing it forbids. Without overrides the bundled templates (and
+    # the built-in kinds') load from their precompiled modules (`gate.report.precompiled`).
     bundled = str(bundled_templates())
     if override_dir:
         factory: type[jinja2.Environment] = jinja2.sandbox.SandboxedEnvironment
@@ -52,7 +88,7 @@ def environment(override_dir: str | None = None) -> jinja2.Environment:
                                                          jinja2.FileSystemLoader(bundled)])
     else:
         factory = jinja2.Environment
-        loader = jinja2.ChoiceLoader([KindTemplates(), PrecompiledLoader(bundled, "md")])
+        loader = jinja2.ChoiceLoader([KindTemplates("md"), PrecompiledLoader(bundled, "md")])
     return factory(
         loader=loader,
         undefined=jinja2.StrictUndefined,

@@ -16,6 +16,7 @@ blessed feedback's age. `KIND` assembles them, registered in pyproject.toml as `
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from gate.kinds.drift import exports, view
 from gate.kinds.drift.feedback import oldest_blessed
@@ -30,7 +31,8 @@ from gate.kinds.drift.scorer import (
 )
 from gate.kinds.drift.submissions import ITEM_COLUMNS, DriftItemDetails, credit_differences
 
-KIND = replace(DRIFT, view=view.build, exports=exports.write, outputs_blessed_at=oldest_blessed,
+KIND = replace(DRIFT, templates=Path(__file__).parent / "templates",
+               view=view.build, exports=exports.write, outputs_blessed_at=oldest_blessed,
                summary_line=view.seed_caption,
                charts=("bertscore_f1", "credit_drift_mean"), distribution=("bertscore_f1", (0.0, 1.0)),
                calibration_metrics=("bertscore_f1", "credit_drift_mean"))

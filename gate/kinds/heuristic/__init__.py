@@ -16,6 +16,7 @@ and its seed's files. A new indicator kind goes in `rules` and
 
 from collections.abc import Collection
 from dataclasses import replace
+from pathlib import Path
 
 from gate.kinds.heuristic import exports, view
 from gate.kinds.heuristic.catalogue import DEFAULT_CHECKS, METRICS, STAT_PATTERN
@@ -34,7 +35,8 @@ def _category_means(available: Collection[str]) -> tuple[str, ...]:
     return tuple(sorted(m for m in available if m.endswith("_mean") and m != "final_score_mean"))
 
 
-KIND = replace(HEURISTIC, view=view.build, exports=exports.write, charts=("final_score_mean",),
+KIND = replace(HEURISTIC, templates=Path(__file__).parent / "templates",
+               view=view.build, exports=exports.write, charts=("final_score_mean",),
                distribution=("final_score", (0.0, 10.0)), calibration_metrics=("final_score_mean",),
                calibrated=_category_means)
 

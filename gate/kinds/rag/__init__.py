@@ -50,7 +50,8 @@ def _grade(config: GraderConfig, api_key: str, items: Sequence[Any], cache_dir: 
     return run_grader(config, api_key, items, cache_dir=cache_dir)
 
 
-KIND = replace(RAG, view=view.build, exports=exports.write, grade=_grade, comparisons=_comparisons,
+KIND = replace(RAG, templates=Path(__file__).parent / "templates",
+               view=view.build, exports=exports.write, grade=_grade, comparisons=_comparisons,
                comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy",
                                   "overall_score"),
                charts=("overall_score", "mrr", "faithfulness"), distribution=("rouge_l", (0.0, 1.0)),

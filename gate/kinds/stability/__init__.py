@@ -9,11 +9,13 @@ view and dashboard and calibration choices — is registered in pyproject.toml a
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from gate.kinds.stability import view
 from gate.kinds.stability.scorer import STABILITY
 
-KIND = replace(STABILITY, view=view.build, charts=("stability_coefficient",),
+KIND = replace(STABILITY, templates=Path(__file__).parent / "templates",
+               view=view.build, charts=("stability_coefficient",),
                distribution=("stability_coefficient", None), calibration_metrics=("stability_coefficient",))
 
 __all__ = ["KIND", "STABILITY"]

@@ -16,6 +16,7 @@ stereotype class and the trait mention.
 """
 
 from dataclasses import replace
+from pathlib import Path
 
 from gate.kinds.stereotype import exports, view
 from gate.kinds.stereotype.labels import mentions, stereotype_label
@@ -29,7 +30,8 @@ from gate.kinds.stereotype.scorer import (
     score_stereotype,
 )
 
-KIND = replace(STEREOTYPE, view=view.build, exports=exports.write,
+KIND = replace(STEREOTYPE, templates=Path(__file__).parent / "templates",
+               view=view.build, exports=exports.write,
                charts=("drift_score_mean", "significant_drift_rate"),
                distribution=("drift_drift_score", (0.0, 1.0)), calibration_metrics=("drift_score_mean",))
 
