@@ -63,7 +63,7 @@ def write(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
                    "received": len(result.items), "weights": settings.weights, "tables": tables,
                    "ranking": ranking, "missing": missing, "counted": counted, "empty": empty,
                    "missing_total": sum(x.missing for x in slots) if slots else len(missing)},
-                  template="exports/comprehensive_analysis_report.txt.j2")
+                  template="kinds/heuristic/exports/comprehensive_analysis_report.txt.j2")
     report = directory / "comprehensive_analysis_report.txt"
     io.write_text_atomic(report, text)
     return [xlsx, report]
