@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -30,8 +30,7 @@ from gate.kinds.base import Grader
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
 from gate.publish.flow import publish as publish_report
-from gate.publish.flow import push_target, run_target
-from gate.publish.github.client import GitHubPublisher, PublishOutcome, publisher_for
+from gate.publish.github.client import GitHubPublisher, PublishOutcome
 from gate.report.context import RunInfo
 from gate.report.json_report import report_json
 from gate.results import SuiteResult
@@ -57,7 +56,6 @@ from gate.steps import (
     print_summary,
     progress_for,
     proposed_gate,
-    read_event,
     reading_data,
     refuse_a_committed_cache,
     report_place,
@@ -68,6 +66,8 @@ from gate.steps import (
     trends,
     written_folders,
 )
+from gate.steps.generation import generate_records
+from gate.steps.pull_request import PullRequest, pull_request
 
 
 def run(settings: Settings, *, quiet: bool = False, verbose: bool = False, shards: Sequence[Path] = ()) -> ExitCode:
@@ -85,6 +85,9 @@ def judged_run(settings: Settings, *, quiet: bool = False, verbose: bool = False
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
     io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the model work
+    generated = generate_records(config, selected, settings)  # the candidates the suites' `generate:` produce
+    if generated.dry_run:
+        return ExitCode.PASSED
     with reading_data(data_root(settings, settings.config_path)):  # the candidate data: the PR's, nothing else
         results, model_work = measure(config, selected, base_dir, settings, shards=shards,
                                       shown=progress_for(settings, quiet))
@@ -97,8 +100,9 @@ def judged_run(settings: Settings, *, quiet: bool = False, verbose: bool = False
     past = guarded(settings, "reading the history", lambda: flow.read_history(config, base_dir, pr.publisher),
                    flow.HistoryRead(notes=["history: could not be read (see the log)"]))
     record, record_note = flow.should_record(config, settings, pr.event, settings.record_history)
-    info = describe(verdict, config, settings, results, now, output_dir, pr.target, past,
-                    notes=(record_note,), model_work=model_work)
+    info = replace(describe(verdict, config, settings, results, now, output_dir, pr.target, past,
+                            notes=(record_note, *generated.notes), model_work=model_work),
+                   generation=generated.to_dict())
     written, bundle = render(verdict, info, config, settings, base_dir, output_dir, pr.target)
     published = publish(bundle, written, config, settings, pr.publisher) if settings.publish else None
     print_summary(verdict, written, verbose=verbose)
@@ -191,29 +195,6 @@ def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]], ca
 
 
 # ---------------------------------------------------------------- judge
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    """What the run knows of the pull request (or push) it gates; all None outside a workflow."""
-
-    event: dict[str, Any] | None
-    target: publishing.Target
-    publisher: GitHubPublisher | None  # None: --no-publish, so no API call at all
-    changed_files: list[Path] | None  # None: unknown
-
-
-def pull_request(settings: Settings, base_dir: Path) -> PullRequest:
-    event = read_event(settings)
-    target = publishing.target_from_event(settings.github.event_name, event, settings.github.sha)
-    publisher = publisher_for(settings) if settings.publish else None
-    target = guarded(settings, "finding the pushed commit's pull request",
-                     lambda: push_target(target, settings.github.event_name, publisher), target)
-    target = guarded(settings, "finding the workflow run's pull request",
-                     lambda: run_target(target, settings.github.event_name, event, publisher), target)
-    changed = guarded(settings, "reading the pull request's files",
-                      lambda: flow.changed_files(settings, event, base_dir, publisher, target.pull_request), None)
-    return PullRequest(event, target, publisher, changed)
 
 
 def compare(config: GateConfig, results: Sequence[SuiteResult], base_dir: Path, now: datetime,

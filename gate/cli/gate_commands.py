@@ -22,8 +22,15 @@ from gate.cli.app import (
     settings,
 )
 from gate.config import CommentMode
-from gate.config.settings import FailOn
+from gate.config.settings import CASSETTE_MODES, FailOn
 from gate.errors import ExitCode
+
+CassettesOption = Annotated[str | None, typer.Option(
+    "--cassettes", metavar="|".join(CASSETTE_MODES), help="Generation (`generate:` suites): replay (default: the "
+    "committed cassettes answer every call; a miss is an error, never a live call), record-missing (call and record "
+    "what they lack) or refresh (call everything again).")]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Generation: print the calls, tokens and cost "
+                                            "per suite and model, and stop before any call.")]
 
 
 @app.command()
@@ -45,8 +52,10 @@ def run(
     allow_paths_outside_workspace: Annotated[bool, typer.Option("--allow-paths-outside-workspace", help="Let gate.yml name files outside the workspace (absolute paths, `..`, symlinks leading out). Off: a config from a pull request cannot make the gate read the runner's files.")] = False,  # noqa: E501
     base_checkout: Annotated[Path | None, typer.Option("--base-checkout", help="A checkout of the pull request's base branch: gate.yml (--config, relative to the repository root) and everything it names but the candidate data are read from it; the candidate data from the working tree. What the pull request changes in its own gate is shown, never applied.")] = None,  # noqa: E501
     candidates_dir: Annotated[Path | None, typer.Option("--candidates-dir", help="Read the candidate data (`candidates:`, `records:`) from this directory, in the repository's layout (the pull request's downloaded artifact); everything else from the checkout (the trusted workflow_run job).")] = None,  # noqa: E501
+    cassettes: CassettesOption = None,
+    dry_run: DryRunOption = False,
 ) -> None:
-    """Score, judge and report: the gate itself.
+    """Score, judge and report: the gate itself. Suites with `generate:` first produce their records.
 
     In GitHub Actions it also writes the job summary and step outputs, and with a token posts the
     sticky PR comment and the check run. Publishing problems never change the exit code.
@@ -58,11 +67,32 @@ def run(
                       models=tuple(model or ()), shard=shard, record_history=record_history,
                       comment_mode=comment_mode.value if comment_mode else None, check_name=check_name,
                       comment_title=comment_title, base_checkout=str(base_checkout) if base_checkout else None,
-                      candidates_dir=str(candidates_dir) if candidates_dir else None)
+                      candidates_dir=str(candidates_dir) if candidates_dir else None, cassettes=cassettes,
+                      generate_dry_run=dry_run)
     with path_policy(allow_paths_outside_workspace):
         if chosen.shard:
             raise typer.Exit(int(pipeline.run_shard(chosen, quiet=quiet)))
         raise typer.Exit(int(pipeline.run(chosen, quiet=quiet, verbose=verbose)))
+
+
+@app.command()
+def generate(
+    config: ConfigOption = None,
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Generate only this suite (repeatable).")] = None,  # noqa: E501
+    cassettes: CassettesOption = None,
+    dry_run: DryRunOption = False,
+    allow_paths_outside_workspace: AllowOutsideOption = False,
+) -> None:
+    """Produce the records of the suites with `generate:`, from their cassettes or their providers, and stop.
+
+    What `run` does first, alone: record the cassettes locally (--cassettes record-missing), then commit them; CI
+    replays them with no live call. Exit 2 when replay misses a call (with the command that records it).
+    """
+    from gate.cli.commands.generate import generate_candidates
+
+    chosen = settings(config, suites=tuple(suite or ()), publish=False, cassettes=cassettes, generate_dry_run=dry_run)
+    with path_policy(allow_paths_outside_workspace):
+        raise typer.Exit(int(generate_candidates(chosen)))
 
 
 @app.command(hidden=True)
@@ -81,7 +111,7 @@ def init(
     directory: Annotated[Path, typer.Argument(help="The repository to set up.")] = Path("."),
     trusted: Annotated[bool, typer.Option("--trusted/--single-job", help="--trusted (default): the trusted recipe, a pull_request workflow that uploads the candidate outputs and a workflow_run workflow of the default branch that gates them and posts. --single-job: one pull_request job that reads the gate from a checkout of the base branch (same-repository pull requests).")] = True,  # noqa: E501
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    kinds: Annotated[str, typer.Option("--kinds", help="Suite kinds to start with, comma-separated: drift, stability, heuristic, rag, stereotype, or all. Each gets a suite in gate.yml and an example record file where it points.")] = "drift",  # noqa: E501
+    kinds: Annotated[str | None, typer.Option("--kinds", help="Suite kinds to start with, comma-separated: drift, stability, heuristic, rag, stereotype (the installed kinds that bring a starter), or all. Each gets a suite in gate.yml and an example record file where it points. Default: drift.")] = None,  # noqa: E501
 ) -> None:
     """Write a starter gate.yml that runs offline (the embedded all-MiniLM-L6-v2), example records for each
     chosen suite kind, the GitHub workflows that gate pull requests with it (the trusted recipe unless

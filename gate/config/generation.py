@@ -130,10 +130,11 @@ class GenerateConfig(StrictModel):
         return self
 
 
-def generated_file(suite_name: str, generate: GenerateConfig, reads: Sequence[str] | None) -> str | None:
+def generated_file(suite_name: str, generate: GenerateConfig, reads: Sequence[str] | str | None) -> str | None:
     """Where a suite's generated records go (relative to gate.yml): `generate.output`, else `<the first glob's
     folder>/<suite>.jsonl` when that folder has no wildcard; None when neither gives one. `reads`: the globs of the
     field the kind reads its records from."""
+    reads = [reads] if isinstance(reads, str) else reads  # a kind whose field is one path
     if generate.output is not None:
         return posixpath.normpath(generate.output)
     for pattern in reads or ():
@@ -162,7 +163,8 @@ def generation_problems(name: str, suite: object, reads: str | None, providers: 
         problems.append((where, "a suite whose kind can generate its records", f"kind {getattr(suite, 'kind', '?')}"
                          " has no generation recipe", "remove `generate:` and produce the records elsewhere"))
         return problems
-    globs = getattr(suite, reads, None) or []
+    given = getattr(suite, reads, None) or []
+    globs = [given] if isinstance(given, str) else list(given)
     output = generated_file(name, generate, globs)
     if output is None:
         problems.append((f"{where}.output", f"the file the generated records go to (no default: `{reads}:` has no "

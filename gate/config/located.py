@@ -113,8 +113,9 @@ def _user_loc(loc: tuple, root: type[BaseModel]) -> tuple[tuple, type[BaseModel]
     owner: type[BaseModel] | None = None
     for part in loc:
         annotation = _unwrap_optional(annotation)
-        union = getattr(annotation, "union_annotation", None)  # gate.yml's suites: the registered kinds' union
-        annotation = union() if callable(union) else annotation
+        # gate.yml's suites and models: built from the registered kinds (`gate.config.gate`)
+        built = getattr(annotation, "registered_annotation", None)
+        annotation = built() if callable(built) else annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             owner = annotation
             field = annotation.model_fields.get(str(part))
@@ -149,13 +150,15 @@ def _unwrap_optional(annotation: object) -> object:
 
 
 def _kind_of(model: object) -> str | None:
-    """The tag of a discriminated-union member: its `Tag(...)`, or its `kind: Literal[...]` value."""
+    """The tag of a discriminated-union member: its `Tag(...)`, or its `kind:` (a suite) or `type:` (a provider)
+    Literal value."""
     if typing.get_origin(model) is typing.Annotated:
         tags = [m.tag for m in typing.get_args(model)[1:] if isinstance(m, Tag)]
         return tags[0] if tags else None
-    if isinstance(model, type) and issubclass(model, BaseModel) and "kind" in model.model_fields:
-        args = typing.get_args(model.model_fields["kind"].annotation)
-        return args[0] if args else None
+    for tag in ("kind", "type"):
+        if isinstance(model, type) and issubclass(model, BaseModel) and tag in model.model_fields:
+            args = typing.get_args(model.model_fields[tag].annotation)
+            return args[0] if args else None
     return None
 
 

@@ -26,6 +26,9 @@ class FailOn(str, Enum):
     WARN = "warn"  # exit 1 on warnings too
 
 
+CASSETTE_MODES = ("replay", "record-missing", "refresh")  # gate.generate.cassettes.Mode's values
+
+
 @dataclass(frozen=True)
 class GitHubContext:
     api_url: str = "https://api.github.com"
@@ -84,6 +87,11 @@ class Settings:
     # the repository's layout (None: the workspace) — a downloaded artifact of the pull request's run.
     base_checkout: Path | None = None
     candidates_dir: Path | None = None
+    # Generation (gate.yml's `generate:`): how the cassettes are used — "replay" (None: the default; a miss is an
+    # error naming the command that records it), "record-missing" or "refresh" — and `generate_dry_run`: print the
+    # calls, tokens and cost a generation would make, and stop before any call.
+    cassettes: str | None = None
+    generate_dry_run: bool = False
 
     @property
     def trusted_root(self) -> Path | None:
@@ -98,7 +106,8 @@ class Settings:
                  record_history: bool | None = None,
                  shards: tuple[str, ...] = (), comment_mode: str | None = None, check_name: str | None = None,
                  comment_title: str | None = None, base_checkout: str | None = None,
-                 candidates_dir: str | None = None) -> Settings:
+                 candidates_dir: str | None = None, cassettes: str | None = None,
+                 generate_dry_run: bool = False) -> Settings:
         def value(name: str) -> str | None:
             text = environ.get(f"INPUT_{name.upper()}", "").strip()
             return text or None
@@ -127,6 +136,12 @@ class Settings:
                 fix="always comments every run; changes only when the run differs from the baseline; failures only "
                     "on fail, warn or inconclusive; off never")])
         github = _github(environ, value("github_token"))
+        cassette_mode = cassettes or value("cassettes")
+        if cassette_mode is not None and cassette_mode not in CASSETTE_MODES:
+            raise ConfigError("invalid setting", [Problem(
+                field="cassettes" if not cassettes else "--cassettes", expected=" or ".join(map(repr, CASSETTE_MODES)),
+                found=repr(cassette_mode), fix="replay (CI's default: never a live call) answers from the committed "
+                "cassettes; record-missing calls and records what they lack; refresh calls everything again")])
         output = output_dir or value("output_dir")
         pull_dir = _model_dir(value("model_dir"))
         return cls(
@@ -154,6 +169,8 @@ class Settings:
                         *(Path(p) for p in environ.get("LLM_GATE_MODEL_DIR", "").split(os.pathsep) if p)),
             hub_offline=environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"),
             model_dir=pull_dir,
+            cassettes=cassette_mode,
+            generate_dry_run=generate_dry_run,
         )
 
 

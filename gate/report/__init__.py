@@ -72,7 +72,7 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
         files.append(output_dir / "report.md")
     if ReportFormat.JSON in config.formats:
         io.write_json_atomic(output_dir / "report.json",  # each group, check, unmeasured value: one line
-                             report_json(verdict, run.generated_at, run.commit, run.runtime), inline_below=4)
+                             report_json(verdict, run.generated_at, run.commit, run.runtime, run.generation), inline_below=4)
         files.append(output_dir / "report.json")
     if ReportFormat.HTML in config.formats:
         from gate.report import dashboard

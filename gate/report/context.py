@@ -49,6 +49,7 @@ class RunInfo:
     stale_outputs: Mapping[str, tuple[str, float]] = field(default_factory=dict)  # suite -> (oldest, days)
     history_notes: tuple[str, ...] = ()  # what reading or recording the history had to say
     runtime: Mapping[str, Any] | None = None  # `RuntimeSummary.to_dict()` of the model work; None without any
+    generation: Mapping[str, Any] | None = None  # `Generated.to_dict()` of the generation step; None without any
 
 
 def build(verdict: GateVerdict, run: RunInfo, worst_items: int,
@@ -112,6 +113,7 @@ def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "changed_baselines": [inert(f, limit=200) for f in changed],
         "history_notes": [inert(n, limit=300) for n in run.history_notes],
         "model_work": model_work_line(run.runtime),
+        "generation": inert(generation_line(run.generation), limit=600),
         "count_columns": [{"verdict": v.value, "icon": icon(v)} for v in sorted(shown, key=_COLUMNS.index)],
         "significance": significance_line(verdict),
         "counts_as": counts_as_line(verdict, checks[CheckVerdict.INCONCLUSIVE.value]),
@@ -207,6 +209,30 @@ def model_work_line(runtime: Mapping[str, Any] | None) -> str:
     if cache.get("enabled"):
         line += f" · cache {cache.get('hits', 0):,} hits"
     return line
+
+
+def generation_line(generation: Mapping[str, Any] | None) -> str:
+    """E.g. "generation: 2,000 calls, 1,980 replayed from the cassettes, 20 recorded (12,345 tokens, $0.0123), 1
+    failed: its item is unmeasured" — what the comment says of the calls that produced the candidates."""
+    if not generation:
+        return ""
+    models = [m for s in generation.get("suites", ()) for m in s.get("models", ())]
+    notes = "; ".join(generation.get("notes", ()))
+    if not models:
+        return notes
+    total = {k: sum(int(m.get(k) or 0) for m in models) for k in ("calls", "replayed", "recorded", "failed",
+                                                                  "not_sent", "prompt_tokens", "completion_tokens")}
+    costs = [m.get("cost_usd") for m in models if m.get("recorded")]
+    line = (f"generation: {total['calls']:,} call{'s' if total['calls'] != 1 else ''}, {total['replayed']:,} "
+            f"replayed from the cassettes, {total['recorded']:,} recorded")
+    if total["recorded"]:
+        tokens = total["prompt_tokens"] + total["completion_tokens"]
+        cost = "" if not costs or any(c is None for c in costs) else f", ${sum(costs):.4f}"
+        line += f" ({tokens:,} tokens{cost})"
+    lost = total["failed"] + total["not_sent"]
+    if lost:
+        line += f", {lost:,} unanswered (failed or over the budget): their items are unmeasured"
+    return line + (f" · {notes}" if notes else "")
 
 
 # The order checks that did not pass are listed in: what blocks the merge first, then what could not be told.

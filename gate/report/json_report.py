@@ -22,7 +22,8 @@ SCHEMA_VERSION = 1
 
 
 def report_json(verdict: GateVerdict, generated_at: str, commit: str | None,
-                runtime: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                runtime: Mapping[str, Any] | None = None,
+                generation: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return {
         "schema": SCHEMA_VERSION,
         "gate": verdict.name,
@@ -39,6 +40,7 @@ def report_json(verdict: GateVerdict, generated_at: str, commit: str | None,
         "gate_changes": gate_changes_json(verdict.gate_changes),  # what the PR changes in its own gate
         "suites": [_suite(s) for s in verdict.suites],
         "runtime": dict(runtime) if runtime else None,  # the model work's cost: device, time, tokens, cache
+        "generation": dict(generation) if generation else None,  # calls replayed / recorded, tokens, cost
     }
 
 

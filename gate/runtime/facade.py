@@ -39,7 +39,7 @@ from gate.runtime.work.plan import Request
 __all__ = ["EMBEDDED_NAMES", "ArrayCache", "NotInStore", "ProgressMode", "RecordingRuntime", "Reporter",
            "ResolvedModel", "ResultStore", "Shard", "StoreRuntime", "TorchRuntime", "WorkPlan", "engine_label",
            "execute", "merge_stores", "model_work_summary", "open_cache", "plan", "pull_model", "recorder",
-           "resolve_model", "show_progress", "suites_label"]
+           "resolve_model", "show_progress", "suites_label", "causal_lm"]
 
 
 def recorder(labels: Callable[[str], ClassifierLabels]) -> RecordingRuntime:
@@ -70,3 +70,15 @@ def model_work_summary(runtime: TorchRuntime, cache: ArrayCache, store: ResultSt
 def merge_stores(paths: Sequence[Path]) -> ResultStore:
     """The shards' files, each checked, merged into one store (`ResultStore.merge` says which file differs)."""
     return ResultStore.merge([ResultStore.load(p) for p in paths])
+
+
+def causal_lm(name: str, settings: RuntimeConfig, base_dir: Path, *, model_dirs: Sequence[Path] = (),
+              hub_offline: bool = False, pull_into: Path | None = None) -> object:
+    """A local Hugging Face causal LM for generation (`gate.generate.providers.local.LocalEngine`), found like
+    every other model (a local directory, the workflow's model directories, the Hugging Face cache, or pulled into
+    `pull_into`); torch is imported here, only when a suite generates with a local provider."""
+    from gate.runtime.engines.causal import CausalLM
+
+    found = resolve_model(name, base_dir=base_dir, cache_dir=Path(settings.cache_dir), role="causal LM",
+                          extra_dirs=model_dirs, hub_offline=hub_offline, pull_into=pull_into)
+    return CausalLM(found.path, device=settings.device.value, name=name)

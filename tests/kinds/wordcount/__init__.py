@@ -1,8 +1,9 @@
 """A suite kind defined outside the package, as a third party would write one: words per response.
 
-Everything the kind is lives in this folder (config model, record loading, scorer, view, templates); it is
-registered through the `llm_quality_gate.kinds` entry point group (tests/kinds/test_plugin.py installs a
-`*.dist-info` naming `wordcount = tests.kinds.wordcount:KIND`). docs/kinds.md walks through it.
+Everything the kind is lives in this folder (config model, record loading, scorer, view, templates and the
+starter `llm-gate init` writes); it is registered through the `llm_quality_gate.kinds` entry point group
+(tests/kinds/test_plugin.py installs a `*.dist-info` naming `wordcount = tests.kinds.wordcount:KIND`).
+docs/kinds.md walks through it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from gate.config import CheckConfig, SuiteBase
+from gate.config.generation import GenerateConfig
 from gate.errors import InputError, Problem
 from gate.judge import SuiteVerdict
-from gate.kinds import Kind, ScoringContext
+from gate.kinds import Kind, ScoringContext, Starter
+from gate.kinds.generation import Answered, Call, Generation, chat, requests_for
 from gate.report.escape import inert
 from gate.results import Direction, GroupResult, Item, MetricSpec, SuiteResult
 
@@ -72,6 +75,25 @@ def view(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
                      for g in suite.result.groups_at("group")]}
 
 
+def calls(name: str, suite: WordcountSuiteConfig, generate: GenerateConfig, base_dir: Path) -> list[Call]:
+    """One call per (prompt, model, sample): the dataset is JSON Lines of {"prompt": ...}."""
+    found = []
+    for pattern in generate.dataset or ():
+        for line, text in enumerate((base_dir / pattern).read_text(encoding="utf-8").splitlines(), 1):
+            row = json.loads(text)
+            prompt = (generate.prompt or "{prompt}").format(**row)
+            for model in generate.models:
+                asked = requests_for(model, generate, chat(generate, prompt))
+                found += [Call(r, {"model": model, "line": line}) for r in asked]
+    return found
+
+
+def records(suite: WordcountSuiteConfig, generate: GenerateConfig, answered: list[Answered]) -> list[dict[str, Any]]:
+    """A {model, response} record per answered call; an unanswered one is left out (its item is missing)."""
+    return [{"model": call.fields["model"], "response": response.text} for call, response in answered
+            if response is not None]
+
+
 KIND = Kind(
     kind="wordcount",
     config_model=WordcountSuiteConfig,
@@ -85,4 +107,7 @@ KIND = Kind(
     score=score,
     view=view,
     templates=Path(__file__).parent / "templates",
+    starter=Starter(order=100, suite="init/suite.yml.j2",
+                    records={"outputs/wordcount/example.jsonl": "init/records.jsonl.j2"}),
+    generation=Generation(calls=calls, records=records, reads="records"),
 )
