@@ -66,7 +66,7 @@ from gate.steps import (
     trends,
     written_folders,
 )
-from gate.steps.generation import generate_records
+from gate.steps.generation import fingerprinted, generate_records
 from gate.steps.pull_request import PullRequest, pull_request
 
 
@@ -149,7 +149,8 @@ def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_
     loaded = load_suites(selected, base_dir)
     store, model_work = (replay(shards, loaded, config, base_dir) if shards
                          else execute(loaded, config, base_dir, settings, shown))
-    return score(loaded, config, StoreRuntime(store), base_dir, grader=grader, shown=shown), model_work
+    results = score(loaded, config, StoreRuntime(store), base_dir, grader=grader, shown=shown)
+    return fingerprinted(results, selected, base_dir), model_work
 
 
 def execute(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path, settings: Settings,

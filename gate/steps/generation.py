@@ -19,7 +19,7 @@ import json
 import shlex
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from gate.generate.providers.types import Provider
 from gate.generate.runner import generate
 from gate.kinds import get_kind
 from gate.kinds.generation import Answered, Call, Generation
+from gate.results import SuiteResult
 from gate.steps.output import read_event
 
 
@@ -98,6 +99,29 @@ def generate_records(config: GateConfig, selected: Sequence[tuple[str, SuiteBase
     if settings.generate_dry_run:
         return Generated(notes=tuple(notes), dry_run=True)
     return Generated(tuple(d for d in done if d is not None), tuple(notes))
+
+
+def fingerprinted(results: Sequence[SuiteResult], selected: Sequence[tuple[str, SuiteBase]],
+                  base_dir: Path) -> list[SuiteResult]:
+    """Each generating suite's fingerprint gains the model versions its generated records say answered them
+    (`generated_by`; the recipes write a record's `model_version`), read from the file the suite read, so the pull
+    request's run, the trusted job and `baseline bless` compute the same thing: a snapshot of answers from another
+    model version is "not comparable", as one from another scorer is."""
+    generators = {name: suite for name, suite in generating(selected)}
+    out = []
+    for result in results:
+        suite = generators.get(result.name)
+        recipe = get_kind(suite.kind).generation if suite is not None else None
+        if suite is None or suite.generate is None or recipe is None:
+            out.append(result)
+            continue
+        output = generated_file(result.name, suite.generate, getattr(suite, recipe.reads, None))
+        paths, _ = io.expand_globs([output] if output else [], base_dir, f"suites.{result.name}.generate.output",
+                                   data=True)
+        raws, _ = io.read_records(paths)
+        versions = sorted({str(r.data["model_version"]) for r in raws if r.data.get("model_version")})
+        out.append(replace(result, fingerprint={**result.fingerprint, "generated_by": versions or ["unknown"]}))
+    return out
 
 
 def cassette_mode(settings: Settings, event: dict[str, Any] | None) -> tuple[Mode, list[str]]:

@@ -103,6 +103,7 @@ def test_record_then_replay_with_no_live_call(wordcount, server, monkeypatch, in
     shown = (root / "report" / "report.md").read_text()
     assert "generation: 6 calls, 6 replayed from the cassettes, 0 recorded" in shown
     assert report["suites"][0]["groups"][0]["n"] == 3
+    assert report["suites"][0]["fingerprint"]["generated_by"] == [fake_openai.MODEL_VERSION]
 
 
 def test_a_miss_in_replay_fails_loudly_with_the_command_that_records_it(wordcount, server, monkeypatch, invoke):  # noqa: F811
@@ -183,3 +184,22 @@ def test_a_call_that_fails_after_its_retries_leaves_its_item_unmeasured(wordcoun
     server.script.clear()
     resumed = invoke(root, "generate", "--cassettes", "record-missing", base_url=server.base_url)
     assert resumed.exit_code == 0 and "3 calls, 2 replayed, 1 recorded" in resumed.output
+
+
+def test_a_new_model_version_makes_the_snapshot_not_comparable(wordcount, server, monkeypatch, invoke):  # noqa: F811
+    root = wordcount
+    monkeypatch.chdir(root)
+    setup(root, server.base_url, models="[gpt-a]")
+    assert invoke(root, "generate", "--cassettes", "record-missing", base_url=server.base_url).exit_code == 0
+    blessed = invoke(root, "baseline", "bless", base_url=server.base_url)
+    assert blessed.exit_code == 0, blessed.output
+    same = invoke(root, "run", "--no-publish", "--output-dir", str(root / "same"), base_url=server.base_url)
+    assert same.exit_code == 0, same.output
+    assert json.loads((root / "same" / "report.json").read_text())["suites"][0]["baseline"]["comparable"] is True
+    cassette = root / "cassettes" / "lengths" / "chat__gpt-a.jsonl"
+    cassette.write_text(cassette.read_text().replace(fake_openai.MODEL_VERSION, "fake-model-2025-01-01"))
+    ran = invoke(root, "run", "--no-publish", "--output-dir", str(root / "new"), base_url=server.base_url)
+    assert ran.exit_code == 0, ran.output
+    baseline = json.loads((root / "new" / "report.json").read_text())["suites"][0]["baseline"]
+    assert baseline["comparable"] is False
+    assert baseline["differences"] == [f"generated_by: ['{fake_openai.MODEL_VERSION}'] → ['fake-model-2025-01-01']"]

@@ -90,8 +90,8 @@ def calls(name: str, suite: WordcountSuiteConfig, generate: GenerateConfig, base
 
 def records(suite: WordcountSuiteConfig, generate: GenerateConfig, answered: list[Answered]) -> list[dict[str, Any]]:
     """A {model, response} record per answered call; an unanswered one is left out (its item is missing)."""
-    return [{"model": call.fields["model"], "response": response.text} for call, response in answered
-            if response is not None]
+    return [{"model": call.fields["model"], "response": response.text, "model_version": response.model_version}
+            for call, response in answered if response is not None]
 
 
 KIND = Kind(
