@@ -16,7 +16,7 @@ from typing import Any
 from gate.config import GateConfig
 from gate.config.registered import forget, registered
 from gate.errors import ConfigError, Problem
-from gate.kinds.base import ConfigT, Grader, Kind, KnownMetrics, RecordsT, ScoringContext
+from gate.kinds.base import ConfigT, Grader, Kind, KnownMetrics, RecordsT, ScoringContext, Starter
 
 
 class Registry(Mapping[str, "Kind[Any, Any]"]):
@@ -66,5 +66,5 @@ def reload() -> None:
     GateConfig.model_rebuild(force=True)
 
 
-__all__ = ["KINDS", "ConfigT", "Grader", "Kind", "KnownMetrics", "RecordsT", "Registry", "ScoringContext", "get_kind",
-           "reload"]
+__all__ = ["KINDS", "ConfigT", "Grader", "Kind", "KnownMetrics", "RecordsT", "Registry", "ScoringContext", "Starter",
+           "get_kind", "reload"]

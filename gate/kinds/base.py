@@ -85,6 +85,25 @@ class KnownMetrics:
 
 
 @dataclass(frozen=True)
+class Starter:
+    """What `llm-gate init` writes for a kind chosen with `--kinds`: its part of the starter gate.yml and the
+    example records that part points at, so the first run passes offline. Templates are paths in the kind's
+    `templates` directory, rendered with init's context (`repository`, `action`, `kinds`: the chosen ones,
+    `timestamp`); each renders whole lines, ending with a newline."""
+
+    order: int  # its place among the kinds: in gate.yml, in `--kinds all` and in the next steps
+    suite: str  # its entry under gate.yml's `suites:` (indented two spaces)
+    # target path (relative to the repository: where the entry's `records:`/`candidates:`/`baseline:` point)
+    # -> the template of the example file written there
+    records: Mapping[str, str] = field(default_factory=dict)
+    models: str | None = None  # its lines under gate.yml's `models:` (a model it needs), or None
+    models_first: bool = False  # those lines go above the embedded embedding model's, not below
+    default: bool = False  # written when `--kinds` is not given
+    next_step: str | None = None  # a step init prints before `llm-gate validate` (fetch a model no package embeds)
+    bless_hint: str | None = None  # what init adds to its `llm-gate baseline bless` step
+
+
+@dataclass(frozen=True)
 class Kind(Generic[ConfigT, RecordsT]):
     kind: str
     config_model: type[ConfigT]
@@ -148,6 +167,8 @@ class Kind(Generic[ConfigT, RecordsT]):
     outputs_blessed_at: Callable[[SuiteResult], str | None] | None = None
     # (judged suite) -> a line under the suite in the terminal summary (its seed's own pass line); None: none
     summary_line: Callable[[SuiteVerdict], str] | None = None
+    # What `llm-gate init` writes for it (gate.yml's part, example records); None: init does not offer it
+    starter: Starter | None = None
 
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
         """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be

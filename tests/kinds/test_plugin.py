@@ -82,3 +82,21 @@ def test_it_scores_judges_and_reports(wordcount):
     markdown = (out / "report.md").read_text()
     assert "Words per response, by model:" in markdown and "| big | 3.5 |" in markdown
     assert (out / "lengths" / "items.csv").read_text().splitlines()[0] == "model,index,words,too_long"
+
+
+def test_init_offers_it_and_writes_its_starter(wordcount, capsys):
+    """`llm-gate init --kinds wordcount`: its gate.yml entry and example records come from its own folder
+    (`Kind.starter`, templates compiled from source), and the first run passes on them."""
+    from gate.cli.commands.init import init_repository, parse_kinds
+
+    assert parse_kinds("all")[-1] == "wordcount" and parse_kinds(None) == ("drift",)  # its order: after the built-in
+    repo = wordcount / "repo"
+    written = init_repository(repo, kinds=parse_kinds("wordcount"))
+    assert "outputs/wordcount/example.jsonl" in {p.relative_to(repo).as_posix() for p in written}
+    text = (repo / "gate.yml").read_text()
+    assert "  lengths:\n    kind: wordcount\n" in text and "feedback-drift" not in text
+    out = wordcount / "out"
+    result = CliRunner().invoke(app, ["run", "--config", str(repo / "gate.yml"), "--no-publish", "--quiet",
+                                      "--output-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "report.json").read_text())["suites"][0]["metrics"]["too_long_rate"] == 0.0

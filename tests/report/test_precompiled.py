@@ -60,8 +60,9 @@ def test_every_bundled_template_loads_from_its_module_without_compiling(monkeypa
         filename = environment.get_template(name).filename
         assert filename is not None and filename.endswith(name.rpartition("/")[2])
         names.append(Path(filename).resolve().relative_to(REPO).as_posix())
-    # the built-in kinds' own templates too (gate/kinds/<kind>/templates/)
-    assert {"gate/kinds/drift/templates/drift.md.j2", "gate/kinds/rag/templates/rag.details.md.j2"} <= set(names)
+    # the built-in kinds' own templates too (gate/kinds/<kind>/templates/): report parts, init's starter files
+    assert {"gate/kinds/drift/templates/drift.md.j2", "gate/kinds/rag/templates/rag.details.md.j2",
+            "gate/kinds/drift/templates/init/suite.yml.j2"} <= set(names)
 
 
 def test_a_module_names_its_template_s_real_path():

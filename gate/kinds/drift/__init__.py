@@ -10,7 +10,8 @@ scorer (`DRIFT`) and types what the report and the baseline comparison read; `su
 (credit drift, its item row); `groups` folds them per (exercise, model) and per model and says why a value is
 missing; `statistics` gives its pooled credit drift to significance tests; `view` and `exports` are its report
 and its seed's report file; `feedback` is `baseline bless --model` (the seed's "regenerate baseline") and the
-blessed feedback's age. `KIND` assembles them, registered in pyproject.toml as `drift = "gate.kinds.drift:KIND"`.
+blessed feedback's age; `starter` is what `llm-gate init` writes for it (templates in `templates/`, with its
+report's). `KIND` assembles them, registered in pyproject.toml as `drift = "gate.kinds.drift:KIND"`.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from gate.kinds.drift.scorer import (
     ExerciseFacts,
     score_drift,
 )
+from gate.kinds.drift.starter import STARTER
 from gate.kinds.drift.submissions import ITEM_COLUMNS, DriftItemDetails, credit_differences
 
-KIND = replace(DRIFT, templates=Path(__file__).parent / "templates",
+KIND = replace(DRIFT, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, outputs_blessed_at=oldest_blessed,
                summary_line=view.seed_caption,
                charts=("bertscore_f1", "credit_drift_mean"), distribution=("bertscore_f1", (0.0, 1.0)),

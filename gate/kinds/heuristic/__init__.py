@@ -10,7 +10,8 @@ registered in pyproject.toml as `heuristic = "gate.kinds.heuristic:KIND"`) and t
 applies a rubric to one response (features, indicators, clamping, weights); `groups` folds scored responses into
 statistics and compares them with what was expected; `catalogue` names the metrics and checks a config may use,
 before any input is read; `statistics` gives the spreads to significance tests; `view` and `exports` are its report
-and its seed's files. A new indicator kind goes in `rules` and
+and its seed's files; `starter` is what `llm-gate init` writes for it (templates in `templates/`). A new
+indicator kind goes in `rules` and
 `rubric`; a new per-group number in `groups.stats` and `catalogue._catalogue`.
 """
 
@@ -28,6 +29,7 @@ from gate.kinds.heuristic.scorer import (
     HeuristicSettings,
     score_heuristic,
 )
+from gate.kinds.heuristic.starter import STARTER
 
 
 def _category_means(available: Collection[str]) -> tuple[str, ...]:
@@ -35,7 +37,7 @@ def _category_means(available: Collection[str]) -> tuple[str, ...]:
     return tuple(sorted(m for m in available if m.endswith("_mean") and m != "final_score_mean"))
 
 
-KIND = replace(HEURISTIC, templates=Path(__file__).parent / "templates",
+KIND = replace(HEURISTIC, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, charts=("final_score_mean",),
                distribution=("final_score", (0.0, 10.0)), calibration_metrics=("final_score_mean",),
                calibrated=_category_means)

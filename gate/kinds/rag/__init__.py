@@ -8,7 +8,8 @@ compares a candidate run with a baseline run in `compare`; `checks` says which c
 `statistics` gives its metrics to significance tests. `grader` is the LLM grader's contract (items, scores,
 prompt, reply parsing) — gate.yml calls it `judge:`; its HTTP client, `grader_client`, is the kind's `grade`, which
 the command calls with the key it allows (`gate.run.llm_grader`): the scorer never imports it. `view` and
-`exports` are its report and its seed's report files. A new per-query metric goes in `retrieval` or `generation`
+`exports` are its report and its seed's report files, `starter` what `llm-gate init` writes for it (templates
+in `templates/`). A new per-query metric goes in `retrieval` or `generation`
 and into `scorer.METRICS` / `per_query_metrics`. `KIND` assembles them, registered in pyproject.toml as
 `rag = "gate.kinds.rag:KIND"`.
 """
@@ -35,6 +36,7 @@ from gate.kinds.rag.scorer import (
     per_query_metrics,
     score_rag,
 )
+from gate.kinds.rag.starter import STARTER
 from gate.kinds.rag.summary import SystemSummary
 from gate.results import SuiteResult, details_as
 
@@ -50,7 +52,7 @@ def _grade(config: GraderConfig, api_key: str, items: Sequence[Any], cache_dir: 
     return run_grader(config, api_key, items, cache_dir=cache_dir)
 
 
-KIND = replace(RAG, templates=Path(__file__).parent / "templates",
+KIND = replace(RAG, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, grade=_grade, comparisons=_comparisons,
                comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy",
                                   "overall_score"),

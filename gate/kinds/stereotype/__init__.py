@@ -12,7 +12,8 @@ and types what the report reads; `statistics` gives its rates to significance te
 report and its seed's CSVs; `KIND` assembles them, registered in pyproject.toml as
 `stereotype = "gate.kinds.stereotype:KIND"`; `probes` holds one probe's values and its row (the seed's CSV
 columns); `groups` folds probes per model and trait with the paired test; `labels` finds the classifier's
-stereotype class and the trait mention.
+stereotype class and the trait mention; `starter` is what `llm-gate init` writes for it (templates in
+`templates/`).
 """
 
 from dataclasses import replace
@@ -29,8 +30,9 @@ from gate.kinds.stereotype.scorer import (
     StereotypeSettings,
     score_stereotype,
 )
+from gate.kinds.stereotype.starter import STARTER
 
-KIND = replace(STEREOTYPE, templates=Path(__file__).parent / "templates",
+KIND = replace(STEREOTYPE, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write,
                charts=("drift_score_mean", "significant_drift_rate"),
                distribution=("drift_drift_score", (0.0, 1.0)), calibration_metrics=("drift_score_mean",))

@@ -11,11 +11,12 @@ import pytest
 import yaml
 from huggingface_hub import constants as hf_constants
 
-from gate.cli.commands.init import GITIGNORE, KINDS, RECORDS, init_repository, parse_kinds
+from gate.cli.commands.init import GITIGNORE, init_repository, parse_kinds, starters
 from gate.errors import ExitCode, InputError
 from tests.support.cli import run_main
 
 OFFLINE_KINDS = ("drift", "stability", "heuristic", "rag")  # every kind whose models the package embeds
+KINDS = ("drift", "stability", "heuristic", "rag", "stereotype")  # the built-in kinds, in gate.yml's order
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +102,7 @@ def test_each_kind_gets_a_suite_and_example_records_where_gate_yml_points(in_tmp
         for key in ("candidates", "records", "baseline"):
             if key in suite:
                 assert list(in_tmp.glob(suite[key])), f"{suite['kind']}.{key}: {suite[key]} matches no example"
-    assert {p.relative_to(in_tmp).as_posix() for p in written} >= {p for k in KINDS for p in RECORDS[k]}
+    assert {p.relative_to(in_tmp).as_posix() for p in written} >= {p for k in KINDS for p in starters()[k].records}
     # the embedded backbone at layer 6, roberta-large only in comments, with its own thresholds next to it
     assert config["models"]["bertscore"] == {"model": "sentence-transformers/all-MiniLM-L6-v2", "layer": 6}
     text = (in_tmp / "gate.yml").read_text()
@@ -155,7 +156,8 @@ def test_refuses_to_overwrite_records_too(in_tmp, capsys):
 
 def test_kinds_are_parsed_and_an_unknown_one_is_located_invalid_input(in_tmp, monkeypatch, capsys):
     assert parse_kinds("stability, drift") == ("drift", "stability")  # gate.yml's order
-    assert parse_kinds("all") == KINDS
+    assert parse_kinds("all") == KINDS  # the registered kinds with a starter (`Kind.starter`), in their order
+    assert parse_kinds(None) == ("drift",)  # the default: the kinds whose starter says so
     code, _, err = run_main(monkeypatch, capsys, "init", "--kinds", "drift,stereotypes")
     assert code == ExitCode.INVALID_INPUT
     assert "field '--kinds'" in err and "'stereotypes'" in err and "Traceback" not in err

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gate.cli.commands.init import GITIGNORE, KINDS, REPOSITORY, init_repository
+from gate.cli.commands.init import GITIGNORE, REPOSITORY, init_repository, parse_kinds
 
 REPO = Path(__file__).resolve().parents[3]
 LINK = re.compile(rf"https://github\.com/{re.escape(REPOSITORY)}(?:/blob/[^/\s]+/([^\s#)]+))?(?:#([\w-]+))?")
@@ -24,7 +24,7 @@ def anchors(page: Path) -> set[str]:
 
 def test_every_link_in_the_starter_names_a_page_and_heading_that_exist(tmp_path, capsys):
     for trusted in (True, False):
-        init_repository(tmp_path / str(trusted), kinds=KINDS, trusted=trusted)
+        init_repository(tmp_path / str(trusted), kinds=parse_kinds("all"), trusted=trusted)
     written = "\n".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file())
     written += capsys.readouterr().out  # the Next steps
     links = LINK.findall(written)
