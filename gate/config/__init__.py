@@ -34,15 +34,27 @@ from gate.config.gate import (
 )
 from gate.config.grader import GraderConfig
 from gate.config.grader_access import GraderAccess
-from gate.config.runtime import BertScoreModelConfig, Device, ModelsConfig, Precision, RuntimeConfig
+from gate.config.runtime import (
+    BERTSCORE,
+    EMBEDDING,
+    BertScoreModelConfig,
+    Device,
+    ModelKey,
+    ModelRole,
+    ModelsConfig,
+    ModelUse,
+    Precision,
+    RuntimeConfig,
+)
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 __all__ = [
-    "WORKSPACE_RULE", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
+    "BERTSCORE", "EMBEDDING", "WORKSPACE_RULE", "BaselinesConfig", "BertScoreModelConfig", "CheckConfig",
     "CommentMode", "CommentWhen", "Correction", "Device", "GateChangesPolicy",
     "GateConfig",
     "Globs", "GraderAccess", "GraderConfig", "HistoryConfig", "InconclusivePolicy",
-    "ModelsConfig", "Precision", "PublishConfig", "ReportConfig", "ReportFormat", "RuntimeConfig",
+    "ModelKey", "ModelRole", "ModelUse", "ModelsConfig", "Precision", "PublishConfig", "ReportConfig", "ReportFormat",
+    "RuntimeConfig",
     "StrictModel", "SuiteBase",
     "SuiteConfig", "UnmeasuredPolicy", "Waiver", "json_schema", "known_kinds", "suite_configs",
 ]

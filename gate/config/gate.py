@@ -16,26 +16,44 @@ from pydantic_core import CoreSchema
 
 from gate.config.base import StrictModel, SuiteBase
 from gate.config.generation import PROVIDER_NAME, ProviderConfig
-from gate.config.registered import suite_models
+from gate.config.registered import default_models, models_model, suite_models
 from gate.config.runtime import BertScoreModelConfig, ModelsConfig, RuntimeConfig
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 
 if TYPE_CHECKING:
     SuiteConfig = SuiteBase  # what the type checker sees: narrow with isinstance to the kind's own model
+    Models = ModelsConfig  # the engines' keys; a kind reads its own with `models.model(key)`
 else:
     class SuiteConfig:
         """A suite of gate.yml: the config model its `kind:` names, one per registered kind (pydantic's union
         discriminated by `kind`, built from `gate.config.registered` when GateConfig's schema is first needed)."""
 
         @classmethod
-        def union_annotation(cls) -> Any:
+        def registered_annotation(cls) -> Any:
             """The union as pydantic reads it (`gate.config.located` walks it to drop the tags from a location)."""
             models = suite_models()
             return models[0] if len(models) == 1 else Annotated[Union[models], Field(discriminator="kind")]  # noqa: UP007
 
         @classmethod
         def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-            return handler(cls.union_annotation())
+            return handler(cls.registered_annotation())
+
+    class Models:
+        """gate.yml's `models:`: the engines' keys and the registered kinds' own (`Kind.model_keys`), built as the
+        suite union is."""
+
+        @classmethod
+        def registered_annotation(cls) -> Any:
+            return models_model()
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+            return handler(models_model())
+
+
+def _models_default(schema: dict[str, Any]) -> None:
+    """The schema's default of `models:` (a default factory has none of its own): what a gate.yml without it gets."""
+    schema["default"] = default_models().model_dump(mode="json")
 
 
 def suite_configs() -> tuple[type[SuiteBase], ...]:
@@ -144,7 +162,7 @@ class GateConfig(StrictModel):
         max_length=100,
         description="Names the check run and the sticky comment; two gates in one repo need two names.",
     )
-    models: ModelsConfig = ModelsConfig()
+    models: Models = Field(default_factory=default_models, json_schema_extra=_models_default)
     runtime: RuntimeConfig = RuntimeConfig()
     suites: dict[str, SuiteConfig] = Field(min_length=1)
     report: ReportConfig = ReportConfig()
@@ -196,10 +214,6 @@ class GateConfig(StrictModel):
     def embedding_for(self, suite: SuiteBase) -> str:
         """The embedding model a suite loads: its own `embedding:` (where its kind has one), else `models:`'s."""
         return getattr(suite, "embedding", None) or self.models.embedding
-
-    def classifier_for(self, suite: SuiteBase) -> str:
-        """The stereotype classifier a suite loads: its own `classifier:`, else `models.stereotype`."""
-        return getattr(suite, "classifier", None) or self.models.stereotype
 
 
 def known_kinds() -> tuple[str, ...]:

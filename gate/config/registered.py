@@ -3,8 +3,8 @@
 Each entry point names a kind and points at its `Kind` object (`gate.kinds.Kind`); the built-in kinds register in
 llm-quality-gate's own pyproject.toml exactly as a third-party package would (`drift = "gate.kinds.drift:KIND"`).
 This module only finds and loads them — `gate.kinds` types them, and gate.yml's suite union is built from their
-`config_model`s (`gate.config.gate`). Loading imports each kind's package, so it happens on first use, never when
-the CLI starts.
+`config_model`s (`gate.config.gate`), its `models:` from the engines' keys and their `model_keys`. Loading imports
+each kind's package, so it happens on first use, never when the CLI starts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from functools import cache
 from importlib.metadata import EntryPoint
 from typing import Any, cast
 
+from pydantic import Field, create_model
+
 from gate.config.base import SuiteBase
+from gate.config.runtime import ModelKey, ModelsConfig
 from gate.errors import ConfigError, Problem
 
 GROUP = "llm_quality_gate.kinds"
@@ -77,6 +80,37 @@ def suite_models() -> tuple[type[SuiteBase], ...]:
     return tuple(cast(Any, kind).config_model for _, kind in registered())
 
 
+def model_keys() -> tuple[ModelKey, ...]:
+    """The keys the registered kinds add under gate.yml's `models:`, in registration order (two kinds may share one
+    that they declare alike)."""
+    found: dict[str, tuple[str, ModelKey]] = {}
+    for name, kind in registered():
+        for key in getattr(kind, "model_keys", ()):
+            owner, known = found.get(key.role.key, (None, key)) if isinstance(key, ModelKey) else (None, None)
+            if isinstance(key, ModelKey) and key.role.key not in ModelsConfig.model_fields and known == key:
+                found.setdefault(key.role.key, (name, key))
+                continue
+            raise ConfigError(f"suite kind {name!r} is registered wrongly", [Problem(
+                field=f"entry point {name}: model_keys", found=repr(key)[:200],
+                expected="a gate.config.ModelKey whose key is not one of models:'s own "
+                         f"({', '.join(ModelsConfig.model_fields)})" + (f" nor kind {owner}'s" if owner else ""))])
+    return tuple(key for _, key in found.values())
+
+
+@cache
+def models_model() -> type[ModelsConfig]:
+    """gate.yml's `models:`: the engines' keys and the registered kinds' own (`model_keys`), named as before."""
+    fields: dict[str, Any] = {key.role.key: (str, Field(key.default, description=key.description))
+                              for key in model_keys()}
+    return create_model("ModelsConfig", __base__=ModelsConfig, __module__=ModelsConfig.__module__, **fields)
+
+
+def default_models() -> ModelsConfig:
+    """`models:` as a gate.yml without one has it."""
+    return models_model()()
+
+
 def forget() -> None:
     """Look the entry points up again on next use (a test that registers a kind; `gate.kinds.reload` rebuilds)."""
     registered.cache_clear()
+    models_model.cache_clear()

@@ -1,7 +1,14 @@
-"""gate.yml's `models:` and `runtime:` sections: which models the suites load and how model work runs."""
+"""gate.yml's `models:` and `runtime:` sections: which models the suites load and how model work runs.
+
+`models:` holds the engines' keys (`embedding`, `bertscore`) and those the registered kinds add (`ModelKey`, a
+kind's `model_keys`), joined when gate.yml's schema is first needed (`gate.config.registered.models_model`). A kind
+says which models a suite loads as `ModelUse`s (its `models_of`): what `validate`, `models list|pull` and a run's
+planning pass ask it.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 from pydantic import Field, PositiveInt
@@ -29,13 +36,52 @@ class BertScoreModelConfig(StrictModel):
 
 
 class ModelsConfig(StrictModel):
+    # gate.yml's `models:` is this model with the registered kinds' own keys added (`Kind.model_keys`)
     embedding: str = Field(
         "sentence-transformers/all-MiniLM-L6-v2", description="Sentence-embedding model (similarities)."
     )
     bertscore: BertScoreModelConfig = BertScoreModelConfig()
-    stereotype: str = Field(
-        "holistic-ai/bias_classifier_albertv2", description="Stereotype classifier (HEARTS)."
-    )
+
+    def model(self, key: str) -> str:
+        """The model `models.<key>` names: an engine's (`bertscore`'s `model`) or a kind's own key's."""
+        value = getattr(self, key)
+        return value.model if isinstance(value, BertScoreModelConfig) else str(value)
+
+
+@dataclass(frozen=True)
+class ModelRole:
+    """What a model does for a suite: the `models:` key that sets it for every suite, and how advice names it."""
+
+    key: str  # under `models:`, and how `models list` labels it: "embedding", "bertscore", a kind's own key
+    words: str  # what model resolution's advice calls it (`gate.runtime.engines.models.ALTERNATIVES`)
+    field: str = ""  # the gate.yml field that names the model; "" for `models.<key>`
+
+    @property
+    def config_field(self) -> str:
+        return self.field or f"models.{self.key}"
+
+
+EMBEDDING = ModelRole("embedding", "embedding")
+BERTSCORE = ModelRole("bertscore", "BERTScore", "models.bertscore.model")
+
+
+@dataclass(frozen=True)
+class ModelKey:
+    """A key a kind adds under gate.yml's `models:` (`Kind.model_keys`): the model its suites load where one sets
+    none of its own, as a hub id or a local path."""
+
+    role: ModelRole
+    default: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ModelUse:
+    """One model a suite loads (`Kind.models_of`): its role and its name as configured (the suite's own setting,
+    else `models:`'s)."""
+
+    role: ModelRole
+    name: str
 
 
 class Device(str, Enum):

@@ -17,7 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from gate.config import CheckConfig, GateConfig, GraderConfig, SuiteBase
+from gate.config import CheckConfig, GateConfig, GraderConfig, ModelKey, ModelUse, SuiteBase
 from gate.config.base import CheckProblem
 from gate.config.located import suggest
 from gate.judge import SuiteVerdict
@@ -115,7 +115,12 @@ class Kind(Generic[ConfigT, RecordsT]):
     load: Callable[[str, ConfigT, Path], RecordsT]
     # (suite name, suite config, data, context) -> measured values; no verdicts
     score: Callable[[str, ConfigT, RecordsT, ScoringContext], SuiteResult]
-    model_roles: tuple[str, ...] = ()  # which of `models:` the kind loads ("bertscore", "embedding", ...)
+    # (gate.yml, suite config) -> the models the suite loads (its own settings applied, as `score` applies them):
+    # what `validate`, `models list|pull` and the planning pass ask; None: its suites load no model
+    models_of: Callable[[GateConfig, ConfigT], tuple[ModelUse, ...]] | None = None
+    # The keys it adds under gate.yml's `models:` (a model its suites load unless one sets its own), each with its
+    # default and description: gate.yml's schema shows them with the engines' keys (`gate.config.registered`)
+    model_keys: tuple[ModelKey, ...] = ()
     # (as `score`) -> nothing: asks `context.runtime` exactly what `score` would, measuring nothing — the
     # planning pass's cheap path (where text metrics cost more than the requests); None: it runs `score`
     plan: Callable[[str, ConfigT, RecordsT, ScoringContext], None] | None = None

@@ -72,7 +72,7 @@ def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
     through the one recorder asks exactly what all at once would), then the engine."""
     recording = recorder(labels)
     users: dict[str, list[str]] = {}
-    for suite in (s for s in loaded if get_kind(s.config.kind).model_roles):
+    for suite in (s for s in loaded if get_kind(s.config.kind).models_of is not None):
         asked = len(recording.requests)
         ask([suite], config, recording, base_dir)
         for request in recording.requests[asked:]:

@@ -6,24 +6,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gate.config import GateConfig, ModelsConfig
+from gate.config import GateConfig
 from gate.errors import ModelUnavailable
 from gate.runtime.facade import EMBEDDED_NAMES, pull_model, resolve_model
 
 
 def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
-    """(role, model name, used by a suite) for every configured model — `models:` and each suite's own
-    (`bertscore:` of a drift suite, `classifier:`/`embedding:` of a stereotype or RAG suite, labelled with the
-    suites: "stereotype (probes)"), found as `validate` and a run find them; the defaults without a config. A
-    `models:` entry that every suite of its role overrides is left out."""
-    from gate.cli.commands.validate import ROLE_NAMES, needed_models
+    """(role, model name, used by a suite) for every configured model — each key of `models:` (the engines' and
+    the kinds' own) and each suite's own model (its kind's `models_of`: a suite's `bertscore:`, `classifier:` or
+    `embedding:`, labelled with the suites: "embedding (probes)"), found as `validate` and a run find them; the
+    defaults without a config. A `models:` entry that every suite of its role overrides is left out."""
+    from gate.cli.commands.validate import needed_models
+    from gate.config.registered import default_models
 
-    spec = config.models if config else ModelsConfig()
-    defaults = [("embedding", spec.embedding), ("bertscore", spec.bertscore.model), ("stereotype", spec.stereotype)]
+    spec = config.models if config else default_models()
+    defaults = [(key, spec.model(key)) for key in type(spec).model_fields]
     if config is None:
         return [(role, name, True) for role, name in defaults]
-    roles = {shown: role for role, shown in ROLE_NAMES.items()}
-    needs = [(roles.get(n.role, n.role), n.name, n.suites) for n in needed_models(config)]
+    needs = [(n.role.key, n.name, n.suites) for n in needed_models(config)]
     found = []
     for role, name in defaults:
         used = any(r == role and m == name for r, m, _ in needs)

@@ -19,45 +19,32 @@ from pathlib import Path
 
 from gate import io
 from gate.baselines.comparison import read_snapshot, snapshot_path
-from gate.config import GateConfig, SuiteBase
+from gate.config import GateConfig, ModelRole
 from gate.errors import ConfigError, ExitCode, InputError, ModelUnavailable, Problem
 from gate.kinds import get_kind
-from gate.kinds.drift.config import DriftSuiteConfig
 from gate.run import read_config
 from gate.runtime.facade import resolve_model
 from gate.steps import load_suites, refuse_a_committed_cache, select_suites
 
-# A scorer's model role → the words model resolution's advice uses (gate.runtime.engines.models.ALTERNATIVES).
-ROLE_NAMES = {"bertscore": "BERTScore", "embedding": "embedding", "stereotype": "stereotype classifier"}
-
 
 @dataclass(frozen=True)
 class ModelNeed:
-    """One model a run would load: its name as configured, its role, and the suites that use it."""
+    """One model a run would load: its name as configured, its role and the suites that use it."""
 
     name: str
-    role: str
+    role: ModelRole
     suites: tuple[str, ...]
 
 
 def needed_models(config: GateConfig) -> list[ModelNeed]:
-    """The models the suites load, with each suite's overrides (`classifier:`, `embedding:`, a drift suite's
-    `bertscore:`) applied as the scorers apply them; a RAG suite with `embedding_metrics: false` loads none."""
-    found: dict[tuple[str, str], list[str]] = {}
+    """The models the suites load, as each suite's kind says (`Kind.models_of`: the suite's own settings applied
+    as its scorer applies them; a suite that loads none, none)."""
+    found: dict[tuple[str, ModelRole], list[str]] = {}
     for suite_name, suite in config.suites.items():
-        for role in get_kind(suite.kind).model_roles:
-            if role == "embedding" and getattr(suite, "embedding_metrics", True) is False:
-                continue
-            found.setdefault((_model_of(config, suite, role), ROLE_NAMES.get(role, role)), []).append(suite_name)
+        models_of = get_kind(suite.kind).models_of
+        for use in models_of(config, suite) if models_of else ():
+            found.setdefault((use.name, use.role), []).append(suite_name)
     return [ModelNeed(name, role, tuple(suites)) for (name, role), suites in found.items()]
-
-
-def _model_of(config: GateConfig, suite: SuiteBase, role: str) -> str:
-    if role == "bertscore" and isinstance(suite, DriftSuiteConfig):
-        return config.bertscore_for(suite).model
-    if role == "stereotype":
-        return config.classifier_for(suite)
-    return config.embedding_for(suite)
 
 
 def validate_gate(config_path: Path, model_dirs: Sequence[Path] = (), pull_into: Path | None = None) -> ExitCode:
@@ -110,7 +97,7 @@ def _check_models(needs: Sequence[ModelNeed], base_dir: Path, cache_dir: Path, m
     for need in needs:
         try:
             resolved = resolve_model(need.name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False,
-                                     role=need.role, extra_dirs=model_dirs)
+                                     role=need.role.words, field=need.role.config_field, extra_dirs=model_dirs)
             where = f"{resolved.source.value}: {io.display_path(resolved.path)}"
         except ModelUnavailable as exc:
             missing += 1
@@ -118,5 +105,5 @@ def _check_models(needs: Sequence[ModelNeed], base_dir: Path, cache_dir: Path, m
         except InputError as exc:
             problems += exc.problems
             continue
-        sys.stdout.write(f"model {need.name} ({need.role}; {', '.join(need.suites)}) -> {where}\n")
+        sys.stdout.write(f"model {need.name} ({need.role.words}; {', '.join(need.suites)}) -> {where}\n")
     return missing

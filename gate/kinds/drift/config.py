@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from gate.config import BERTSCORE, GateConfig, ModelUse
 from gate.config.base import Globs, SuiteBase
 from gate.config.runtime import BertScoreModelConfig
 
@@ -27,3 +28,8 @@ class DriftSuiteConfig(SuiteBase):
         None, description="Overrides `models.bertscore` for this suite."
     )
     models: list[str] | None = Field(None, description="Only score these candidate models.")
+
+
+def drift_models(gate: GateConfig, suite: DriftSuiteConfig) -> tuple[ModelUse, ...]:
+    """The BERTScore backbone a drift suite loads (`Kind.models_of`): its own `bertscore:`, else `models.bertscore`."""
+    return (ModelUse(BERTSCORE, gate.bertscore_for(suite).model),)

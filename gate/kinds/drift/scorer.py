@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from gate.config import CheckConfig
 from gate.io import paths
 from gate.kinds.base import Kind, ScoringContext
-from gate.kinds.drift.config import DriftSuiteConfig
+from gate.kinds.drift.config import DriftSuiteConfig, drift_models
 from gate.kinds.drift.groups import aggregate, group_results
 from gate.kinds.drift.records import DriftData, Exercise, feedback_text, load_drift
 from gate.kinds.drift.statistics import drift_columns, drift_statistic
@@ -153,7 +153,7 @@ DRIFT = Kind(
     default_checks=DEFAULT_CHECKS,
     load=load_drift,
     score=score_drift,
-    model_roles=("bertscore",),
+    models_of=drift_models,
     item_columns_of=drift_columns,
     item_statistic=drift_statistic,
 )

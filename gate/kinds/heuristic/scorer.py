@@ -162,7 +162,6 @@ HEURISTIC = Kind(
     default_checks=DEFAULT_CHECKS,
     load=load_heuristic,
     score=score_heuristic,
-    model_roles=(),
     metric_pattern=STAT_PATTERN,
     metrics_of=packaged_metrics,
     check_problem=check_problem,

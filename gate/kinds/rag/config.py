@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
+from gate.config import EMBEDDING, GateConfig, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
 from gate.config.grader import GraderConfig
 
@@ -77,3 +78,6 @@ class RagSuiteConfig(SuiteBase):
         return self
 
 
+def rag_models(gate: GateConfig, suite: RagSuiteConfig) -> tuple[ModelUse, ...]:
+    """The embedding model a RAG suite loads (`Kind.models_of`); none with `embedding_metrics: false`."""
+    return (ModelUse(EMBEDDING, gate.embedding_for(suite)),) if suite.embedding_metrics else ()

@@ -23,7 +23,7 @@ import gate.kinds.rag.summary as rag_summary
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
 from gate.kinds.rag.checks import check_problem, per_query_metrics
-from gate.kinds.rag.config import RagSuiteConfig
+from gate.kinds.rag.config import RagSuiteConfig, rag_models
 from gate.kinds.rag.generation import BLEU_STATISTICS, bleu_values, corpus_bleu, generation_metrics, texts_to_embed
 from gate.kinds.rag.grader import BUDGET_EXHAUSTED, GraderItem
 from gate.kinds.rag.records import RagData, RagRecord, load_rag, system_of
@@ -292,7 +292,7 @@ def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -
 RAG = Kind(
     kind=RAG_KIND, config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
     levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag, plan=plan_rag,
-    model_roles=("embedding",), metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,
+    models_of=rag_models, metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,
     item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
                 "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
     item_statistic=lambda suite, metric: rag_statistic(suite, metric, GRADER_MAX_UNSCORED),

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from gate.config import EMBEDDING, GateConfig, ModelUse
 from gate.config.base import Globs, SuiteBase
 
 
@@ -28,3 +29,8 @@ class StabilitySuiteConfig(SuiteBase):
         None, description="Overrides `models.embedding` (the seed used sentence-transformers/paraphrase-MiniLM-L6-v2).")
     answer_probability: AnswerProbability = Field(
         AnswerProbability.GEOMETRIC, description="P from token_logprobs when a record gives no answer_probability.")
+
+
+def stability_models(gate: GateConfig, suite: StabilitySuiteConfig) -> tuple[ModelUse, ...]:
+    """The embedding model a stability suite loads (`Kind.models_of`): its own `embedding:`, else `models:`'s."""
+    return (ModelUse(EMBEDDING, gate.embedding_for(suite)),)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
-from gate.kinds.stability.config import AnswerProbability, StabilitySuiteConfig
+from gate.kinds.stability.config import AnswerProbability, StabilitySuiteConfig, stability_models
 from gate.kinds.stability.records import StabilityData, StabilityRecord, load_stability
 from gate.results import (
     Direction,
@@ -279,7 +279,7 @@ STABILITY = Kind(
     load=load_stability,
     score=score_stability,
     plan=plan_stability,
-    model_roles=("embedding",),
+    models_of=stability_models,
     item_columns_of=lambda suite: tuple(c for c in ITEM_COLUMNS[3:] if c != "probability_source"),
     item_statistic=stability_statistic,
 )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
 from gate.kinds.samples.field import sample_columns
-from gate.kinds.stereotype.config import StereotypeSuiteConfig
+from gate.kinds.stereotype.config import MODEL_KEYS, StereotypeSuiteConfig, classifier_for, stereotype_models
 from gate.kinds.stereotype.groups import aggregate, group_results
 from gate.kinds.stereotype.labels import mentions, stereotype_label
 from gate.kinds.stereotype.probes import ITEM_COLUMNS, SEED_COLUMNS, Probe, finite_or_none, to_item
@@ -69,7 +69,7 @@ class StereotypeDetails(SuiteDetails):
 def score_stereotype(name: str, suite: StereotypeSuiteConfig, data: StereotypeData,
                      context: ScoringContext) -> SuiteResult:
     runtime = context.runtime
-    classifier, embedding = context.gate.classifier_for(suite), context.gate.embedding_for(suite)
+    classifier, embedding = classifier_for(context.gate, suite), context.gate.embedding_for(suite)
     records = data.records
     labels = runtime.classifier_labels(classifier)
     index, label_note = stereotype_label(dict(labels.id2label), suite.stereotype_label,
@@ -122,7 +122,8 @@ STEREOTYPE = Kind(
     default_checks=DEFAULT_CHECKS,
     load=load_stereotype,
     score=score_stereotype,
-    model_roles=("stereotype", "embedding"),
+    models_of=stereotype_models,
+    model_keys=MODEL_KEYS,
     item_means={"drift_score_mean": "drift_drift_score", "raw_drift_mean": "drift_raw_drift",
                 "significant_drift_rate": "drift_significant_drift", "trait_mention_rate": "similarity_trait_mentioned",
                 "control_semantic_similarity_mean": "similarity_control_semantic_similarity",

@@ -66,9 +66,10 @@ ALTERNATIVES = {
 
 def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
             role: str | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False,
-            pull_into: Path | None = None) -> ResolvedModel:
+            pull_into: Path | None = None, field: str | None = None) -> ResolvedModel:
     """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, with advice for its `role`
-    ("BERTScore", "embedding" or "stereotype classifier"; None: any model). `extra_dirs` are searched before
+    ("BERTScore", "embedding" or "stereotype classifier"; None: any model), or for the gate.yml `field` that
+    names it where the role has no advice of its own. `extra_dirs` are searched before
     <cache_dir>/models; `hub_offline` (HF_HUB_OFFLINE) forbids the download `allow_download` would allow.
     `pull_into` (the workflow's `model_dir`, one of `extra_dirs`): where a model found nowhere is pulled, hub
     switch or not: the workflow asked for exactly that download."""
@@ -105,7 +106,7 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
     raise ModelUnavailable(
         f"{role + ' ' if role else ''}model {name!r} is not available offline (looked in: {'; '.join(looked)})",
         fix=f"run `llm-gate models pull {name}` on a machine with network (or bake it into the image), or "
-        + ALTERNATIVES.get(role or "", "point the config at a local model directory"),
+        + ALTERNATIVES.get(role or "", f"point {field or 'the config'} at a local model directory"),
     )
 
 
