@@ -7,7 +7,8 @@ call in a committed cassette, and replay it in CI with no network call.
 - `cassettes`: the committed record of every call, its modes (replay, record-missing, refresh) and its fingerprint.
 - `runner`: one suite's calls through its cassette and provider, bounded and budgeted; `plan`: the dry run;
   `budget`: prices, the hard budget and the totals for the report.
-- `variations`: the seeds' mechanical prompt variations (stability's variants, stereotype's prompt pairs).
+- What to ask is each kind's own recipe (`Kind.generation`, in the kind's folder): the dataset, the prompt, the
+  seeds' mechanical prompt variations; this package names no kind.
 
 Nothing here imports torch; nothing below the pipeline imports this package.
 """
