@@ -21,6 +21,7 @@ from pathlib import Path
 
 from gate.kinds.drift import exports, view
 from gate.kinds.drift.feedback import oldest_blessed
+from gate.kinds.drift.recipe import GENERATION
 from gate.kinds.drift.scorer import (
     DEFAULT_CHECKS,
     DRIFT,
@@ -33,7 +34,7 @@ from gate.kinds.drift.scorer import (
 from gate.kinds.drift.starter import STARTER
 from gate.kinds.drift.submissions import ITEM_COLUMNS, DriftItemDetails, credit_differences
 
-KIND = replace(DRIFT, templates=Path(__file__).parent / "templates", starter=STARTER,
+KIND = replace(DRIFT, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, outputs_blessed_at=oldest_blessed,
                summary_line=view.seed_caption,
                charts=("bertscore_f1", "credit_drift_mean"), distribution=("bertscore_f1", (0.0, 1.0)),

@@ -98,7 +98,7 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     problems: list[Problem] = []
     baseline_paths, bad = io.expand_globs(config.baseline, base_dir, f"{field}.baseline")
     problems += bad
-    exercises, complete = _load_exercises(baseline_paths, problems)
+    exercises, complete = load_exercises(baseline_paths, problems)
     # With an exercise unreadable, "no such exercise" for each of its candidates would bury the cause.
     baselines_complete = complete and not bad
     candidate_paths, bad = io.expand_globs(config.candidates, base_dir, f"{field}.candidates", data=True)
@@ -114,7 +114,7 @@ def load_drift(suite_name: str, config: DriftSuiteConfig, base_dir: Path, *,
     return DriftData(tuple(exercises), tuple(candidates), models)
 
 
-def _load_exercises(paths: Sequence[Path], problems: list[Problem]) -> tuple[list[Exercise], bool]:
+def load_exercises(paths: Sequence[Path], problems: list[Problem]) -> tuple[list[Exercise], bool]:
     """The exercises, and whether every exercise in the files could be read."""
     exercises: list[Exercise] = []
     seen: dict[str, SourceRef] = {}

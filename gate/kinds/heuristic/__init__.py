@@ -22,6 +22,7 @@ from pathlib import Path
 from gate.kinds.heuristic import exports, view
 from gate.kinds.heuristic.catalogue import DEFAULT_CHECKS, METRICS, STAT_PATTERN
 from gate.kinds.heuristic.groups import Expected, Shortfall, Slot, expected_matrix
+from gate.kinds.heuristic.recipe import GENERATION
 from gate.kinds.heuristic.scorer import (
     HEURISTIC,
     HeuristicDetails,
@@ -37,7 +38,7 @@ def _category_means(available: Collection[str]) -> tuple[str, ...]:
     return tuple(sorted(m for m in available if m.endswith("_mean") and m != "final_score_mean"))
 
 
-KIND = replace(HEURISTIC, templates=Path(__file__).parent / "templates", starter=STARTER,
+KIND = replace(HEURISTIC, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, charts=("final_score_mean",),
                distribution=("final_score", (0.0, 10.0)), calibration_metrics=("final_score_mean",),
                calibrated=_category_means)

@@ -25,6 +25,7 @@ from gate.config import GraderConfig
 from gate.kinds.rag import exports, view
 from gate.kinds.rag.compare import Row
 from gate.kinds.rag.grader import GraderItem, GraderRun, GraderScore
+from gate.kinds.rag.recipe import GENERATION
 from gate.kinds.rag.scorer import (
     DEFAULT_CHECKS,
     METRICS,
@@ -52,7 +53,7 @@ def _grade(config: GraderConfig, api_key: str, items: Sequence[Any], cache_dir: 
     return run_grader(config, api_key, items, cache_dir=cache_dir)
 
 
-KIND = replace(RAG, templates=Path(__file__).parent / "templates", starter=STARTER,
+KIND = replace(RAG, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, grade=_grade, comparisons=_comparisons,
                comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy",
                                   "overall_score"),

@@ -13,10 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from gate.kinds.stability import view
+from gate.kinds.stability.recipe import GENERATION
 from gate.kinds.stability.scorer import STABILITY
 from gate.kinds.stability.starter import STARTER
 
-KIND = replace(STABILITY, templates=Path(__file__).parent / "templates", starter=STARTER,
+KIND = replace(STABILITY, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, charts=("stability_coefficient",),
                distribution=("stability_coefficient", None), calibration_metrics=("stability_coefficient",))
 

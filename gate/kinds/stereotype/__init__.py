@@ -22,6 +22,7 @@ from pathlib import Path
 from gate.kinds.stereotype import exports, view
 from gate.kinds.stereotype.labels import mentions, stereotype_label
 from gate.kinds.stereotype.probes import ITEM_COLUMNS, SEED_COLUMNS, StereotypeItemDetails
+from gate.kinds.stereotype.recipe import GENERATION
 from gate.kinds.stereotype.scorer import (
     DEFAULT_CHECKS,
     METRICS,
@@ -32,7 +33,7 @@ from gate.kinds.stereotype.scorer import (
 )
 from gate.kinds.stereotype.starter import STARTER
 
-KIND = replace(STEREOTYPE, templates=Path(__file__).parent / "templates", starter=STARTER,
+KIND = replace(STEREOTYPE, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write,
                charts=("drift_score_mean", "significant_drift_rate"),
                distribution=("drift_drift_score", (0.0, 1.0)), calibration_metrics=("drift_score_mean",))
