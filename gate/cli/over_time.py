@@ -24,8 +24,8 @@ from gate.cli.app import (
 @baseline_app.command("bless")
 def baseline_bless(
     config: ConfigOption = None,
-    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Bless this suite (repeatable; default: all; with --model: the only drift suite).")] = None,  # noqa: E501
-    model: Annotated[str | None, typer.Option(help="Drift suites: this candidate model's feedback becomes the baseline feedback.")] = None,  # noqa: E501
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Bless this suite (repeatable; default: all; with --model: the only suite whose kind keeps baseline outputs).")] = None,  # noqa: E501
+    model: Annotated[str | None, typer.Option(help="Suites whose kind keeps baseline outputs in their inputs (e.g. baseline feedback) take this candidate model's outputs as their baseline.")] = None,  # noqa: E501
     model_version: Annotated[str | None, typer.Option(help="Recorded as baseline_feedback.model_version.")] = None,  # noqa: E501
     metrics: Annotated[bool, typer.Option("--metrics/--no-metrics", help="Write the metric snapshots (<baselines.dir>/<suite>.json).")] = True,  # noqa: E501
     commit: Annotated[str | None, typer.Option(help="Commit recorded in the snapshots (default: GITHUB_SHA or git HEAD).")] = None,  # noqa: E501
@@ -33,7 +33,7 @@ def baseline_bless(
     add: Annotated[bool, typer.Option("--add", help="Fold this run into the existing snapshots as one more run of the same system (the snapshot keeps each item's mean and run-to-run variance); bless 3 or more runs so change checks know the baseline's noise.")] = False,  # noqa: E501
     allow_paths_outside_workspace: AllowOutsideOption = False,
 ) -> None:
-    """Make this run the baseline: drift outputs (with --model), then a metric snapshot per suite with its
+    """Make this run the baseline: a model's outputs (with --model), then a metric snapshot per suite with its
     fingerprint, commit and time. Later runs compare with it (`max_decrease`, trends) only when comparable.
     With --add, this run joins the snapshot's earlier runs (regenerate the outputs between blessings)."""
     from gate.cli.commands.bless import bless

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -104,6 +105,16 @@ class Starter:
 
 
 @dataclass(frozen=True)
+class Blessing:
+    """`baseline bless --model`: whose outputs become a suite's baseline outputs (`Kind.bless_outputs`)."""
+
+    model: str
+    model_version: str | None  # --model-version; None: the kind's choice (the records' own version, else the model)
+    dry_run: bool  # report what would change, write nothing
+    now: datetime  # the blessing's time, recorded with the outputs
+
+
+@dataclass(frozen=True)
 class Kind(Generic[ConfigT, RecordsT]):
     kind: str
     config_model: type[ConfigT]
@@ -170,6 +181,10 @@ class Kind(Generic[ConfigT, RecordsT]):
     # (its measured suite) -> when the oldest baseline output the kind keeps in its own inputs was written (a
     # blessed answer), or None; a run flags it past `baselines.max_age_days`
     outputs_blessed_at: Callable[[SuiteResult], str | None] | None = None
+    # (suite name, suite config, directory of gate.yml, what to bless) -> the files it wrote (would write, in a dry
+    # run): `baseline bless --model` makes that model's outputs the baseline outputs the kind keeps in its own inputs;
+    # raises ConfigError/InputError with located problems. None: its suites keep no baseline outputs
+    bless_outputs: Callable[[str, ConfigT, Path, Blessing], list[Path]] | None = None
     # (judged suite) -> a line under the suite in the terminal summary (its seed's own pass line); None: none
     summary_line: Callable[[SuiteVerdict], str] | None = None
     # What `llm-gate init` writes for it (gate.yml's part, example records); None: init does not offer it

@@ -1,9 +1,9 @@
 """`llm-gate baseline bless`: make this run the baseline.
 
-Two parts, in this order: with `--model`, a drift suite's candidate feedback is written into its exercise
-files as the baseline feedback (the seed's "regenerate baseline", atomically, keeping everything else);
-then every selected suite is measured as it is now and snapshotted as `<baselines.dir>/<suite>.json`, so the
-snapshots measure the blessed state.
+Two parts, in this order: with `--model`, each selected suite whose kind keeps baseline outputs in its own inputs
+(`Kind.bless_outputs`, e.g. the baseline feedback in exercise files: the seed's "regenerate baseline") takes that
+model's outputs as its baseline outputs, written by the kind; then every selected suite is measured as it is now
+and snapshotted as `<baselines.dir>/<suite>.json`, so the snapshots measure the blessed state.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from gate import __version__, io
 from gate.baselines import comparison
 from gate.baselines.fingerprints import fingerprint_differences
 from gate.baselines.snapshots import Snapshot
-from gate.config import GateConfig
+from gate.config import GateConfig, SuiteBase
 from gate.config.settings import Settings
-from gate.errors import ConfigError, InputError, Problem
+from gate.errors import ConfigError, Problem
 from gate.io import vcs
-from gate.kinds.drift.config import DriftSuiteConfig
-from gate.kinds.drift.feedback import baseline_feedback, blessed_exercise, id_key, model_version_of
-from gate.kinds.drift.records import load_drift
+from gate.kinds import KINDS, get_kind
+from gate.kinds.base import Blessing
 from gate.report.formatting import counted
 from gate.run import measure, read_config
 from gate.steps import select_suites
@@ -31,15 +30,16 @@ from gate.steps import select_suites
 def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, model_version: str | None,
           metrics: bool, commit: str | None, dry_run: bool, now: datetime, settings: Settings,
           add: bool = False) -> None:
-    """`baseline bless`: drift outputs of `model` first (so snapshots measure the blessed state), then snapshots."""
+    """`baseline bless`: the outputs of `model` first (so snapshots measure the blessed state), then snapshots."""
     config = read_config(config_path)
     if model:
-        drift = [n for n in suites if isinstance(config.suites.get(n), DriftSuiteConfig)]
-        if suites and not drift:
-            raise ConfigError("--model needs a drift suite", [Problem(
-                field="--suite", expected="at least one drift suite when --model is given",
-                found=", ".join(suites), fix="add --suite with a drift suite, or leave --model out")])
-        targets: list[str | None] = [*drift] if drift else [None]  # None: the gate's only drift suite
+        keeping = [n for n in suites if n in _keeping(config)]
+        if suites and not keeping:
+            kinds, a_kind = _kinds_keeping()
+            raise ConfigError(f"--model needs {a_kind} suite", [Problem(
+                field="--suite", expected=f"at least one {kinds} suite when --model is given",
+                found=", ".join(suites), fix=f"add --suite with {a_kind} suite, or leave --model out")])
+        targets: list[str | None] = [*keeping] if keeping else [None]  # None: the gate's only such suite
         blessed = [bless_baseline(config_path, name, model, model_version, dry_run, now) for name in targets]
         suites = suites or tuple(blessed)
     if metrics:
@@ -47,61 +47,41 @@ def bless(config_path: Path, suites: tuple[str, ...], *, model: str | None, mode
                         settings=settings, add=add)
 
 
-# ---------------------------------------------------------------- drift baseline feedback
+# ---------------------------------------------------------------- a model's outputs as the baseline outputs
 
 
 def bless_baseline(config_path: Path, suite_name: str | None, model: str, model_version: str | None,
                    dry_run: bool, now: datetime) -> str:
-    """Write `model`'s feedback as the baseline feedback of a drift suite; returns the suite's name."""
+    """Write `model`'s outputs as the baseline outputs of a suite whose kind keeps them (`Kind.bless_outputs`);
+    the suite's name. Without `suite_name`, the gate's only such suite."""
     config = read_config(config_path)
-    base_dir = config_path.resolve().parent
-    drift = {n: s for n, s in config.suites.items() if isinstance(s, DriftSuiteConfig)}
-    if suite_name is None and len(drift) != 1:
-        raise ConfigError("which suite?", [Problem(field="--suite", expected="the name of a drift suite",
-                                                   found=f"{len(drift)} drift suites: {', '.join(drift) or 'none'}",
+    keeping = _keeping(config)
+    kinds, a_kind = _kinds_keeping()
+    if suite_name is None and len(keeping) != 1:
+        raise ConfigError("which suite?", [Problem(field="--suite", expected=f"the name of {a_kind} suite",
+                                                   found=f"{len(keeping)} {kinds} suites: "
+                                                         f"{', '.join(keeping) or 'none'}",
                                                    fix="pass --suite NAME")])
-    name = suite_name or next(iter(drift))
-    if name not in drift:
-        raise ConfigError("unknown suite", [Problem(field="--suite", expected=f"a drift suite: {', '.join(drift)}",
+    name = suite_name or next(iter(keeping))
+    if name not in keeping:
+        raise ConfigError("unknown suite", [Problem(field="--suite", expected=f"{a_kind} suite: {', '.join(keeping)}",
                                                     found=repr(name))])
-    data = load_drift(name, drift[name].model_copy(update={"models": [model]}), base_dir, require_baseline=False)
-    sampled = [c for c in data.candidates if c.sample is not None]
-    if sampled:  # which generation would become the baseline feedback? refuse rather than keep the last one
-        first = sampled[0]
-        raise ConfigError("the candidates have repeated samples", [Problem(
-            field="--model", expected=f"one generation of {model} per submission to bless as the baseline feedback",
-            found=f"records with `sample` (exercise {first.exercise_id}, submission {first.submission_id}, "
-                  f"sample {first.sample})",
-            fix="bless from a candidate file with one generation per submission (without `sample`)")])
-    version = model_version_of(data.candidates, model_version)
-    updates = {(c.exercise_id, c.submission_id): baseline_feedback(c, version, now) for c in data.candidates}
-    written = 0
-    for path in dict.fromkeys(e.path for e in data.exercises):
-        document, problems = io.read_json_document(path)
-        if document is None:
-            raise InputError("cannot re-read an exercise file", problems)
-        value = document.value
-        exercises = value if isinstance(value, list) else [value]
-        new, changed = [], 0
-        for exercise in exercises:
-            mine = {sub: fb for (ex, sub), fb in updates.items() if ex == id_key(exercise.get("id"))}
-            blessed, count = blessed_exercise(exercise, mine)
-            new.append(blessed)
-            changed += count
-        if changed and not dry_run:
-            io.write_json_atomic(path, new if isinstance(value, list) else new[0])
-        written += changed
-        action = "would update" if dry_run else "updated"
-        sys.stdout.write(f"{io.display_path(path)}: {action} {changed} submission(s)\n")
-    answered = {(c.exercise_id, c.submission_id) for c in data.candidates}
-    kept = [f"{e.id}/{s.id}" for e in data.exercises for s in e.submissions if (e.id, s.id) not in answered]
-    sys.stdout.write(f"{'Would bless' if dry_run else 'Blessed'} {written} submission(s) with {model} "
-                     f"(model_version {version}).\n")
-    if kept:
-        shown = ", ".join(kept[:10]) + (" …" if len(kept) > 10 else "")
-        sys.stdout.write(f"warning: {len(kept)} submission(s) have no candidate from {model} and keep their "
-                         f"previous baseline: {shown}\n")
+    suite = keeping[name]
+    write = get_kind(suite.kind).bless_outputs
+    assert write is not None  # `_keeping` holds only such suites
+    write(name, suite, config_path.resolve().parent, Blessing(model, model_version, dry_run, now))
     return name
+
+
+def _keeping(config: GateConfig) -> dict[str, SuiteBase]:
+    """The gate's suites whose kind keeps baseline outputs in its own inputs, by name."""
+    return {n: s for n, s in config.suites.items() if get_kind(s.kind).bless_outputs is not None}
+
+
+def _kinds_keeping() -> tuple[str, str]:
+    """The kinds that keep baseline outputs as the messages name them, bare and with an article ("a <kind>")."""
+    kinds = " or ".join(name for name, kind in KINDS.items() if kind.bless_outputs is not None) or "baseline-keeping"
+    return kinds, f"{'an' if kinds[0] in 'aeiou' else 'a'} {kinds}"
 
 
 # ---------------------------------------------------------------- metric snapshots

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gate.kinds.drift import exports, view
-from gate.kinds.drift.feedback import oldest_blessed
+from gate.kinds.drift.feedback import bless_outputs, oldest_blessed
 from gate.kinds.drift.recipe import GENERATION
 from gate.kinds.drift.scorer import (
     DEFAULT_CHECKS,
@@ -36,7 +36,7 @@ from gate.kinds.drift.submissions import ITEM_COLUMNS, DriftItemDetails, credit_
 
 KIND = replace(DRIFT, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, outputs_blessed_at=oldest_blessed,
-               summary_line=view.seed_caption,
+               summary_line=view.seed_caption, bless_outputs=bless_outputs,
                charts=("bertscore_f1", "credit_drift_mean"), distribution=("bertscore_f1", (0.0, 1.0)),
                calibration_metrics=("bertscore_f1", "credit_drift_mean"))
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gate.cli import app
-from gate.cli.commands.bless import bless_baseline
+from gate.cli.commands.bless import bless, bless_baseline
 from gate.cli.commands.sample import sample_exercises
 from gate.errors import ConfigError, InputError
 from gate.kinds.drift.records import load_drift
@@ -218,3 +218,23 @@ def test_blessing_feedback_from_repeated_samples_is_refused_not_the_last_one_kep
     [problem] = caught.value.problems
     assert problem.field == "--model" and "sample" in problem.found and "without `sample`" in problem.fix
     assert (in_tmp / "baselines" / "sampled_exercise-15420.json").read_bytes() == before  # nothing written
+
+
+def test_model_with_only_suites_whose_kind_keeps_no_outputs_is_refused_located(in_tmp):
+    """`--model` goes to the suites whose kind keeps baseline outputs (`Kind.bless_outputs`); the message names
+    those kinds from the registry, so it reads as before: --model needs a drift suite."""
+    write_exercise(in_tmp / "baselines", 7, [submission(1, OLD)])
+    write_candidates(in_tmp / "outputs" / "m.jsonl", [candidate(7, 1, "m", NEW)])
+    write_gate(in_tmp, "  stab:\n    kind: stability\n    records: s.jsonl\n")
+    before = (in_tmp / "baselines" / "sampled_exercise-7.json").read_bytes()
+    with pytest.raises(ConfigError, match="--model needs a drift suite") as caught:
+        bless(in_tmp / "gate.yml", ("stab",), model="m", model_version=None, metrics=False, commit=None,
+              dry_run=False, now=NOW, settings=None)  # type: ignore[arg-type]  # refused before it is read
+    [problem] = caught.value.problems
+    assert (problem.field, problem.found) == ("--suite", "stab")
+    assert problem.expected == "at least one drift suite when --model is given"
+    assert (in_tmp / "baselines" / "sampled_exercise-7.json").read_bytes() == before
+    bless(in_tmp / "gate.yml", ("fb", "stab"), model="m", model_version=None, metrics=False, commit=None,
+          dry_run=False, now=NOW, settings=None)  # type: ignore[arg-type]  # only fb takes the outputs
+    exercise = json.loads((in_tmp / "baselines" / "sampled_exercise-7.json").read_text())
+    assert exercise["submissions"][0]["baseline_feedback"]["feedback"] == NEW
