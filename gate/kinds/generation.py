@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from gate.config import SuiteBase
 from gate.config.generation import GenerateConfig
-from gate.generate.providers.types import Message, Parameters, Request, Response
+from gate.generate.providers.types import Request, Response
 
 ConfigT = TypeVar("ConfigT", bound=SuiteBase)
 
@@ -58,22 +58,3 @@ class Generation(Generic[ConfigT]):
     # Whether its calls ask for token log-probabilities (the stability seed's answer probability P)
     logprobs: bool = False
 
-
-def parameters_of(generate: GenerateConfig, *, logprobs: bool = False) -> Parameters:
-    """The sampling parameters of a suite's `generate:` as a provider request carries them."""
-    given = generate.parameters
-    return Parameters(temperature=given.temperature, max_tokens=given.max_tokens, top_p=given.top_p, seed=given.seed,
-                      stop=tuple(given.stop), logprobs=logprobs)
-
-
-def chat(generate: GenerateConfig, *turns: str) -> tuple[Message, ...]:
-    """`generate.system` (when given) and then the conversation's turns, alternating user and assistant."""
-    system = (Message("system", generate.system),) if generate.system else ()
-    return system + tuple(Message("user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(turns))
-
-
-def requests_for(model: str, generate: GenerateConfig, messages: tuple[Message, ...], *,
-                 logprobs: bool = False) -> list[Request]:
-    """One request per sample (k = `generate.samples`) of one prompt to one model."""
-    parameters = parameters_of(generate, logprobs=logprobs)
-    return [Request(model, messages, parameters=parameters, sample=s) for s in range(generate.samples)]

@@ -18,9 +18,11 @@ from pydantic import Field
 from gate.config import CheckConfig, SuiteBase
 from gate.config.generation import GenerateConfig
 from gate.errors import InputError, Problem
+from gate.generate.providers.types import Request
 from gate.judge import SuiteVerdict
 from gate.kinds import Kind, ScoringContext, Starter
-from gate.kinds.generation import Answered, Call, Generation, chat, requests_for
+from gate.kinds.generation import Answered, Call, Generation
+from gate.kinds.prompts import asked, draws, parameters
 from gate.report.escape import inert
 from gate.results import Direction, GroupResult, Item, MetricSpec, SuiteResult
 
@@ -82,9 +84,8 @@ def calls(name: str, suite: WordcountSuiteConfig, generate: GenerateConfig, base
         for line, text in enumerate((base_dir / pattern).read_text(encoding="utf-8").splitlines(), 1):
             row = json.loads(text)
             prompt = (generate.prompt or "{prompt}").format(**row)
-            for model in generate.models:
-                asked = requests_for(model, generate, chat(generate, prompt))
-                found += [Call(r, {"model": model, "line": line}) for r in asked]
+            found += [Call(Request(model, asked(generate, prompt), parameters=parameters(generate), sample=sample),
+                           {"model": model, "line": line}) for model, sample in draws(generate)]
     return found
 
 
