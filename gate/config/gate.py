@@ -121,7 +121,8 @@ class BaselinesConfig(StrictModel):
     dir: str = Field("baselines/metrics", description="Where snapshots are kept, relative to gate.yml "
                      "(`<dir>/<suite>.json`); commit them.")
     max_age_days: int | None = Field(
-        90, ge=1, description="Flag a baseline (snapshot or drift baseline feedback) older than this; null: never."
+        90, ge=1, description="Flag a baseline (a snapshot, or the baseline outputs a kind keeps) older than this; "
+        "null: never."
     )
     min_paired: float = Field(
         0.8, ge=0, le=1, description="A change check fails when fewer than this share of the snapshot's items of its "

@@ -8,7 +8,7 @@ alpha: 0.05            # one false-alarm budget for every `significant: true` ch
 correction: holm       # holm (family-wise, any dependence) | bh (false discovery rate) | none
 inconclusive: neutral  # neutral: the check run is neutral and the exit code 0 | warn | fail | pass
 waivers:
-  - {suite: rag, metric: overall_score, reason: "new retriever, tuning in #412", owner: "@ana", expires: 2026-12-31}
+  - {suite: retrieval, metric: overall_score, reason: "new retriever, see #412", owner: "@ana", expires: 2026-12-31}
 ```
 """
 

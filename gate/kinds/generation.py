@@ -34,8 +34,8 @@ def _nothing() -> Mapping[str, Any]:
 @dataclass(frozen=True)
 class Call:
     """One provider call a suite needs, and what its record will say about it before any answer (ids, the model
-    asked, the dataset row it came from); `part` tells a kind's calls for one record apart (a stereotype probe's
-    control and bias-injected prompts)."""
+    asked, the dataset row it came from); `part` tells a kind's calls for one record apart (e.g. a control prompt
+    and a bias-injected one of the same probe)."""
 
     request: Request
     fields: Mapping[str, Any] = field(default_factory=_nothing)
@@ -55,6 +55,6 @@ class Generation(Generic[ConfigT]):
     records: Callable[[ConfigT, GenerateConfig, Sequence[Answered]], list[dict[str, Any]]]
     # The gate.yml field of the kind's config whose glob the generated file must match ("records", "candidates")
     reads: str = "records"
-    # Whether its calls ask for token log-probabilities (the stability seed's answer probability P)
+    # Whether its calls ask for token log-probabilities (e.g. for an answer probability computed from them)
     logprobs: bool = False
 
