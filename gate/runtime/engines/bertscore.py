@@ -106,7 +106,7 @@ def _find_layers(model: Any) -> tuple[int, Callable[[int], None]]:
 
 
 class BertScoreEngine:
-    """Token states memoized per unique text for the engine's lifetime; see the module docstring."""
+    """Token states memoized per unique text until `release`d; see the module docstring."""
 
     def __init__(self, tokenizer, model, *, layer: int, num_layers: int, device: str, batch_size: int,
                  batch_tokens: int | None = None):
@@ -124,6 +124,7 @@ class BertScoreEngine:
             raise ModelUnavailable(f"the model's limit of {self.max_tokens} tokens leaves no room for text")
         self._ids: dict[str, tuple[int, ...]] = {}
         self._states: dict[tuple[int, ...], torch.Tensor] = {}  # all ids -> (L, D) float32 on CPU
+        self._forwarded = 0  # unique token sequences forwarded, released ones included
         self._zero_weight = {t for t in (tokenizer.cls_token_id, tokenizer.sep_token_id) if t is not None}
         self.meter = batching.ForwardMeter()
 
@@ -150,13 +151,9 @@ class BertScoreEngine:
             model = model.encoder
         total, keep_first = _find_layers(model)
         if not isinstance(layer, int) or isinstance(layer, bool) or not 0 <= layer <= total:
-            raise _config_error(
-                "BERTScore model",
-                field="models.bertscore.layer",
-                expected=f"an integer from 0 to {total} for {model_dir}",
-                found=repr(layer),
-                fix=f"set models.bertscore.layer to a layer between 0 and {total}",
-            )
+            raise _config_error("BERTScore model", field="models.bertscore.layer", found=repr(layer),
+                                expected=f"an integer from 0 to {total} for {model_dir}",
+                                fix=f"set models.bertscore.layer to a layer between 0 and {total}")
         keep_first(layer)
         fuse_activations(model)
         model.to(device=device, dtype=torch_dtype)
@@ -180,8 +177,18 @@ class BertScoreEngine:
         return self._ids[text]
 
     def encode_count(self) -> int:
-        """How many unique texts (unique token sequences) have been forwarded so far."""
+        """How many unique texts (unique token sequences) have been forwarded so far (again after a release)."""
+        return self._forwarded
+
+    def held(self) -> int:
+        """How many texts' token states the engine holds now."""
         return len(self._states)
+
+    def release(self, texts: Sequence[str]) -> None:
+        """Forget the token states of `texts` (1.5 KB a token at d = 384): a run releases each block's once its
+        pairs are scored (`gate.runtime.work.execute`), so it holds one block's states, not every text's."""
+        for ids in map(self.token_ids, texts):
+            self._states.pop(ids, None)
 
     def token_states(self, text: str) -> np.ndarray:
         """The (tokens, hidden) float32 states of `text` at `layer`, encoding it if needed."""
@@ -230,6 +237,7 @@ class BertScoreEngine:
                 for row, seq in enumerate(batch):
                     sequences[seq] = out[row, : len(seq)].clone()
                 bar.advance()
+        self._forwarded += len(todo)
         for ids in todo:
             self._states[ids] = (
                 sequences[ids] if len(ids) <= self.max_tokens else self._stitch(ids, sequences)
@@ -257,9 +265,7 @@ class BertScoreEngine:
             raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
         if idf_corpus is not None and len(idf_corpus) == 0:
             raise ValueError("idf_corpus is empty; pass None to score without idf")
-        idf, unseen = (
-            idf_weights([self.token_ids(t) for t in idf_corpus]) if idf_corpus is not None else ({}, 1.0)
-        )
+        idf, unseen = idf_weights([self.token_ids(t) for t in idf_corpus]) if idf_corpus is not None else ({}, 1.0)
         idf.update(dict.fromkeys(self._zero_weight, 0.0))
         self._encode([*candidates, *references])
         cands, refs = [self.token_ids(t) for t in candidates], [self.token_ids(t) for t in references]

@@ -341,6 +341,19 @@ def test_each_unique_text_is_forwarded_once(tiny_dir):
     assert first.f1.shape == (3,)
 
 
+def test_released_states_are_forgotten_and_encoded_again_alike(tiny_dir):
+    engine = BertScoreEngine.load(tiny_dir, layer=2, batch_size=3)
+    a, b, c, d = FEEDBACK_SENTENCES[:4]
+    first = engine.score([a, b], [c, d])
+    engine.release([a, c, "never seen"])
+    assert engine.held() == 2 and engine.encode_count() == 4
+    again = engine.score([a, b], [c, d])  # a and c forwarded again (other batch mates: the last bits may move)
+    assert engine.held() == 4 and engine.encode_count() == 6
+    np.testing.assert_allclose(again.f1, first.f1, atol=1e-6)
+    engine.release([a, b, c, d])
+    assert engine.held() == 0 and engine.score([a, b], [c, d]).f1.tolist() == first.f1.tolist()  # as first: bitwise
+
+
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_half_precision_is_close_to_float32(tiny, tiny_dir, dtype):
     cands, refs = list(FEEDBACK_SENTENCES[:8]), list(FEEDBACK_SENTENCES[8:16])

@@ -130,3 +130,30 @@ def test_the_truncation_flag_of_an_embedding_survives_the_cache(models, tmp_path
     assert first.encoded_texts == 2 and second.encoded_texts == 0
     assert cold.truncated == warm.truncated == (False, True) and cold.max_tokens == warm.max_tokens == 256
     assert np.array_equal(cold.vectors, warm.vectors)
+
+
+def test_token_states_are_released_block_by_block_with_the_same_numbers(models, tmp_path, monkeypatch):
+    """Issue 37: each block's token states go once its pairs are scored, so a run holds one block's states, not
+    every text's; the numbers are bitwise those of a run that kept them all, cold and warm (adopted states)."""
+    from gate.runtime.engines.bertscore import BertScoreEngine
+
+    changed = [*CANDIDATES[:9], "A rewritten answer.", "Another new answer.", "A third new one."]
+    release = BertScoreEngine.release
+    monkeypatch.setattr(BertScoreEngine, "release", lambda self, texts: None)  # as before: states kept
+    kept = [run(models, texts, tmp_path / "kept")[0] for texts in (CANDIDATES, changed)]
+    held: list[tuple[int, int]] = []  # (states held when a block is scored, after its release)
+
+    def recording(self, texts):
+        before = self.held()
+        release(self, texts)
+        held.append((before, self.held()))
+
+    monkeypatch.setattr(BertScoreEngine, "release", recording)
+    cold, cold_work = run(models, CANDIDATES, tmp_path / "released")
+    blocks = len(held)
+    warm, warm_work = run(models, changed, tmp_path / "released")  # 9 candidates' states adopted from the cache
+    assert cold_work.encoded_texts == 60 and 0 < warm_work.cache["hits"] and warm_work.encoded_texts == 9
+    assert blocks == 6 and len(held) == 12  # 12 pairs of 2 texts in blocks of 5 texts: two pairs a block
+    assert max(b for b, _ in held) == 4 and {a for _, a in held} == {0}
+    for mine, theirs in zip((cold, warm), kept, strict=True):
+        assert mine[0] == theirs[0] and np.array_equal(mine[1], theirs[1]) and mine[2] == theirs[2]

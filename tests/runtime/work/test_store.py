@@ -33,9 +33,13 @@ class FakeBert:
 
     def __init__(self):
         self.blocks: list[tuple[str, ...]] = []
+        self.released: list[tuple[str, ...]] = []
 
     def encode_block(self, texts):
         self.blocks.append(tuple(texts))
+
+    def release(self, texts):
+        self.released.append(tuple(texts))
 
     def score(self, candidates, references, idf_corpus=None):
         shift = 0.0 if idf_corpus is None else len(idf_corpus) / 100
@@ -179,7 +183,9 @@ def test_shards_own_disjoint_blocks_covering_all():
 
 def test_shards_merge_to_the_unsharded_store(tmp_path):
     plan = build_plan(record(), 3, BATCH)
-    whole = execute(plan, FakeTorchRuntime(), None)
+    runtime = FakeTorchRuntime()
+    whole = execute(plan, runtime, None)
+    assert runtime.bert.released == runtime.bert.blocks  # each block's token states go once it is scored
     merged = ResultStore.merge([ResultStore.load(p) for p in shard_files(tmp_path)])
     assert merged.complete and merged.shard == Shard(1, 1) and whole.complete
     for a, b in zip(whole.engines, merged.engines, strict=True):
