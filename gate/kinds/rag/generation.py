@@ -1,6 +1,7 @@
 """Generation metrics per answer (pure: sacrebleu and rouge-score, and cosine over given embeddings).
 
-- `bleu`: sacrebleu's BLEU / 100 — per query its sentence BLEU, per system the corpus BLEU.
+- `bleu`: sacrebleu's BLEU / 100 — per answer its sentence BLEU, per system the corpus BLEU over all its
+  answers, each generation of a query one segment (`sacrebleu.corpus_bleu` of them all).
 - `rouge_l`: rouge-score's ROUGE-L F-measure (expected answer as target, no stemming).
 - `answer_relevancy`: cosine similarity of the query's and the answer's sentence embeddings.
 - `faithfulness`: the share of the answer's sentences that some sentence of the retrieved contexts
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import cache, lru_cache
 from itertools import chain
 
@@ -130,8 +131,8 @@ def sentence_bleu(answer: str, expected: str) -> float:
     return float(_sentence_score(answer, expected).score) / 100
 
 
-# An answer's BLEU sufficient statistics, item values beside the columns (not in items.csv; snapshots keep them):
-# summed over a system's answers they give its corpus BLEU, so a test can recompute it on resampled queries.
+# A query's BLEU sufficient statistics, item values listed in items.csv after its columns: summed over a system's
+# queries they give its corpus BLEU (`statistics.BLEU`), so a test can recompute it on resampled queries.
 BLEU_STATISTICS = ("bleu_sys_len", "bleu_ref_len", *(f"bleu_correct_{n}" for n in range(1, 5)),
                    *(f"bleu_total_{n}" for n in range(1, 5)))
 
@@ -143,12 +144,26 @@ def bleu_statistics(answer: str, expected: str) -> tuple[float, ...]:
     return (float(score.sys_len), float(score.ref_len), *map(float, score.counts), *map(float, score.totals))
 
 
-def bleu_values(record: RagRecord) -> dict[str, float | None]:
-    """The statistics of an answer the corpus BLEU counts (a non-empty answer and expected answer), else None."""
-    expected = record.expected_answer
-    if not record.actual_answer.strip() or not expected or not expected.strip():
-        return dict.fromkeys(BLEU_STATISTICS)
-    return dict(zip(BLEU_STATISTICS, bleu_statistics(record.actual_answer, expected), strict=True))
+def _counted(record: RagRecord) -> bool:
+    """Whether the corpus BLEU counts this answer: a non-empty answer with a non-empty expected answer."""
+    return bool(record.actual_answer.strip() and record.expected_answer and record.expected_answer.strip())
+
+
+def query_bleu_values(records: Sequence[tuple[Hashable, RagRecord]]) -> list[dict[str, float | None]]:
+    """Per record, the BLEU statistics of its query summed over the query's generations the corpus BLEU counts
+    (records with the same hashable key: one run's system and query; several only with `sample`), all None
+    where it counts none. Every generation of a query carries the same sums, so its merged item
+    (`gate.kinds.samples.collapse`, a mean over the generations) keeps them: the column sums over a system's items
+    are then every answer's statistics pooled, each answer a segment, as `sacrebleu.corpus_bleu` over all the
+    system's answers sums them, however many generations each query has."""
+    sums: dict[Hashable, list[float]] = {}
+    for key, record in records:
+        if _counted(record):
+            found = bleu_statistics(record.actual_answer, record.expected_answer or "")
+            total = sums.setdefault(key, [0.0] * len(BLEU_STATISTICS))
+            total[:] = [a + b for a, b in zip(total, found, strict=True)]
+    return [dict(zip(BLEU_STATISTICS, sums[key], strict=True)) if key in sums else dict.fromkeys(BLEU_STATISTICS)
+            for key, _ in records]
 
 
 def corpus_bleu(answers: Sequence[str], expected: Sequence[str]) -> float | None:

@@ -24,7 +24,13 @@ from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
 from gate.kinds.rag.checks import check_problem, per_query_metrics
 from gate.kinds.rag.config import RagSuiteConfig, rag_models
-from gate.kinds.rag.generation import BLEU_STATISTICS, bleu_values, corpus_bleu, generation_metrics, texts_to_embed
+from gate.kinds.rag.generation import (
+    BLEU_STATISTICS,
+    corpus_bleu,
+    generation_metrics,
+    query_bleu_values,
+    texts_to_embed,
+)
 from gate.kinds.rag.grader import BUDGET_EXHAUSTED, GraderItem
 from gate.kinds.rag.records import RagData, RagRecord, load_rag, system_of
 from gate.kinds.rag.retrieval import retrieval_metrics
@@ -135,10 +141,13 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
              **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
                                   suite.faithfulness_threshold)}
         v.update(judged.get(index, {}))
-        v.update(bleu_values(record))  # corpus BLEU's statistics, for significance tests (not in items.csv)
         v["latency"] = record.latency
         v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
         values.append(v)
+    # corpus BLEU's statistics, each query's summed over its generations (items.csv's last columns)
+    for v, pooled in zip(values, query_bleu_values([((w, system_of(r, w), r.key), r) for w, r in records]),
+                         strict=True):
+        v.update(pooled)
     columns = per_query_metrics(suite)
     groups, gaps, summaries, judge_notes = [], [], {}, []
     for level, which in (("group", "candidate"), ("baseline", "baseline")):
@@ -173,7 +182,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     return SuiteResult(
         name=name, kind=RAG_KIND, metrics={}, groups=tuple(groups),
         items=tuple(_item(records[i][1], records[i][0], values[i], columns) for i in range(len(records))),
-        item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns),
+        item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns,
+                      *BLEU_STATISTICS),
         unmeasured=tuple(gaps), fingerprint=fingerprint,
         details=RagDetails(
             RagSettings(k=tuple(suite.k), embedding=embedding, faithfulness_threshold=suite.faithfulness_threshold,

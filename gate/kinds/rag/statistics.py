@@ -5,8 +5,10 @@ Each reproduces `scorer._system` / `summary` from the rows of all the system's q
 - `latency_p50/p95/p99`: numpy's percentile of `latency`; `throughput_qps`: queries per second of summed
   latency; `cost_per_query`: the mean of `cost` (its plain mean, so linear).
 - `bleu`: corpus BLEU from the summed sufficient statistics each answered query carries
-  (`generation.BLEU_STATISTICS`, item values outside items.csv), computed as sacrebleu's `compute_bleu` does
-  with its corpus defaults: exp smoothing, max n-gram order 4, no effective order.
+  (`generation.BLEU_STATISTICS`, items.csv's last columns: the query's statistics summed over its generations,
+  `generation.query_bleu_values`), computed as sacrebleu's `compute_bleu` does with its corpus defaults: exp
+  smoothing, max n-gram order 4, no effective order. With samples too the column sums are every answer's
+  statistics, so the value is `sacrebleu.corpus_bleu` over all the system's answers, each generation a segment.
 - `overall_score`: `summary.overall`'s weighted mean over its components recomputed from the rows (mrr from
   `reciprocal_rank`, recall_at_k at the largest k, bleu as above, a judge criterion left out like the scorer
   does when more than `max_unscored` of its queries went unscored); a component with no value is left out
