@@ -1,22 +1,26 @@
 """Baseline vs candidate (pure): per-metric Δ and Δ%, direction-aware, and a paired significance test.
 
-Queries are paired by `id` (else by query text). For each per-query metric the values of queries
-measured in both runs are compared: Δ = mean(candidate − baseline), Δ% = Δ / |paired baseline mean|, and
-a seeded paired bootstrap CI of the mean difference (or a Wilcoxon signed-rank p). A row's `baseline` and
-`candidate` are the systems' own means (the figures of the system table, over every query each measured);
-the paired subset's means are `paired_baseline`/`paired_candidate` over `n` queries, so a report can show
-the system figures and label the paired ones, never mix the two silently. A significant
-difference in the better direction is an improvement, in the worse direction a regression — lower
-latency and cost are better. System-level figures (corpus BLEU, latency percentiles, throughput,
-overall score) get Δ and Δ% without a test.
+Queries pair by `id` and query text (`records.RagRecord.pair`: an id whose question differs between the runs is
+two queries, paired with nothing; `pairing` says so in a note). For each per-query metric the queries measured
+in both runs are compared: a row's `baseline` and `candidate` are the means over those `n` paired queries, Δ =
+candidate − baseline (the mean paired difference), Δ% = 100 · Δ / |baseline|, with a seeded paired bootstrap CI
+of the mean difference (or a Wilcoxon signed-rank p). So the values a row shows are the values its Δ and Δ% are
+computed from, and their signs always agree. Each system's own mean over every query it measured (the system
+table's figure) is `system_baseline`/`system_candidate` over `n_baseline`/`n_candidate` queries; it differs
+from the paired mean only where the runs measured different queries. A significant difference in the better
+direction is an improvement, in the worse direction a regression — lower latency and cost are better.
+System-level figures (corpus BLEU, latency percentiles, throughput, overall score) compare the systems' own
+figures, Δ and Δ% without a test.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.kinds.rag.config import Significance
+from gate.kinds.rag.records import PairKey
 from gate.stats import paired_differences
 
 LOWER_IS_BETTER = {"latency", "cost", "latency_p50", "latency_p95", "latency_p99", "cost_per_query"}
@@ -39,8 +43,8 @@ class Row:
     p_value: float | None = None
     outcome: str = "n/a"  # improvement | regression | no significant change | n/a
     method: str | None = None
-    paired_baseline: float | None = None  # means over the n queries measured in both runs (Δ's own sample)
-    paired_candidate: float | None = None
+    system_baseline: float | None = None  # each system's mean over every query it measured (the system table's)
+    system_candidate: float | None = None
     n_baseline: int | None = None  # queries each system measured (the system means' sample)
     n_candidate: int | None = None
 
@@ -49,7 +53,8 @@ class Row:
         return self.metric in LOWER_IS_BETTER or self.metric in ("latency_mean", "cost_mean")
 
 
-def compare(candidate: Mapping[str, Mapping[str, float | None]], baseline: Mapping[str, Mapping[str, float | None]],
+def compare(candidate: Mapping[PairKey, Mapping[str, float | None]],
+            baseline: Mapping[PairKey, Mapping[str, float | None]],
             per_query: Sequence[str], system_level: tuple[Mapping[str, float | None], Mapping[str, float | None]],
             significance: Significance) -> list[Row]:
     cand_sys, base_sys = system_level
@@ -70,20 +75,21 @@ def compare(candidate: Mapping[str, Mapping[str, float | None]], baseline: Mappi
         n_base = sum(1 for v in baseline.values() if v.get(metric) is not None)
         n_cand = sum(1 for v in candidate.values() if v.get(metric) is not None)
         if metric not in paired:
-            rows.append(Row(name, base_sys.get(name), cand_sys.get(name), None, None, n=0, n_baseline=n_base,
-                            n_candidate=n_cand))
+            rows.append(Row(name, None, None, None, None, n=0, system_baseline=base_sys.get(name),
+                            system_candidate=cand_sys.get(name), n_baseline=n_base, n_candidate=n_cand))
             continue
         cs, bs = paired[metric]
         test = tests[metric]
-        base, cand = sum(bs) / len(bs), sum(cs) / len(cs)
-        row = Row(name, base_sys.get(name), cand_sys.get(name), test.mean_difference,
-                  _pct(test.mean_difference, base), test.n, test.low, test.high, test.p_value, method=test.method,
-                  paired_baseline=base, paired_candidate=cand, n_baseline=n_base, n_candidate=n_cand)
+        base, cand = math.fsum(bs) / len(bs), math.fsum(cs) / len(cs)
+        difference = cand - base  # the test's mean difference, from the means shown beside it
+        row = Row(name, base, cand, difference, _pct(difference, base), test.n, test.low, test.high, test.p_value,
+                  method=test.method, system_baseline=base_sys.get(name), system_candidate=cand_sys.get(name),
+                  n_baseline=n_base, n_candidate=n_cand)
         rows.append(_outcome(row, test.significant))
     for metric in SYSTEM_LEVEL:
         c, b = cand_sys.get(metric), base_sys.get(metric)
         delta = c - b if c is not None and b is not None else None
-        rows.append(Row(metric, b, c, delta, _pct(delta, b)))
+        rows.append(Row(metric, b, c, delta, _pct(delta, b), system_baseline=b, system_candidate=c))
     return rows
 
 

@@ -28,6 +28,7 @@ from gate.kinds.records import (
 from gate.kinds.samples.field import Sample, SampleMixing
 
 NonEmpty = Annotated[str, Field(min_length=1)]
+PairKey = tuple[str | None, str]  # (id, whitespace-normalised query text): what pairs a query across two runs
 Score = Annotated[FiniteFloat, Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 
 
@@ -72,6 +73,12 @@ class RagRecord(InputModel):
         """Pairs the candidate's and the baseline's answer to one query: the id, else the query text."""
         return self.id if self.id is not None else self.query
 
+    @property
+    def pair(self) -> PairKey:
+        """Pairs the candidate's and the baseline's answer to one query: the same id (or none) and the same query
+        text, whitespace-normalised — an id that asks another question in the other run is another query."""
+        return self.id, " ".join(self.query.split())
+
 
 @dataclass(frozen=True)
 class RagData:
@@ -92,18 +99,31 @@ def load_rag(suite_name: str, config: RagSuiteConfig, base_dir: Path) -> RagData
     problems: list[Problem] = []
     candidates = _load(config.records, base_dir, f"{field}.records", "candidate", problems, data=True)
     baseline = _load(config.baseline, base_dir, f"{field}.baseline", "baseline", problems) if config.baseline else []
-    if candidates and baseline and not {r.key for r in candidates} & {r.key for r in baseline}:
-        # The comparison pairs samples by id (or query text): with none in common it would compare nothing.
-        where = baseline[0].source_ref
-        problems.append(Problem(
-            file=where.file if where else None, field=f"{field}.baseline",
-            expected="baseline samples of the candidate's queries (the same `id`, or the same `query` without ids)",
-            found=f"no sample in common (e.g. baseline {short(baseline[0].key)!r}, candidate "
-                  f"{short(candidates[0].key)!r})",
-            fix="run the baseline system on the same test set, with the same ids"))
+    if candidates and baseline and not {r.pair for r in candidates} & {r.pair for r in baseline}:
+        problems.append(_nothing_shared(candidates, baseline, f"{field}.baseline"))
     if problems:
         raise InputError(f"suite '{suite_name}' (rag): input files are invalid", problems)
     return RagData(tuple(candidates), tuple(baseline))
+
+
+def _nothing_shared(candidates: Sequence[RagRecord], baseline: Sequence[RagRecord], field: str) -> Problem:
+    """The comparison pairs queries by id and query text (`RagRecord.pair`): with none in common it would compare
+    nothing. Located at the first baseline record whose id the candidate run asks another question under, else at
+    the first baseline record."""
+    asked = {r.id: r for r in reversed(candidates) if r.id is not None}
+    clash = next(((b, asked[b.id]) for b in baseline if b.id is not None and b.id in asked), None)
+    where = (clash[0] if clash else baseline[0]).source_ref
+    if clash:
+        base, cand = clash
+        found = (f"no query in common: the ids both runs use ask different questions (e.g. id "
+                 f"{short(base.id or '')!r}: {short(base.query)!r} here, {short(cand.query)!r} at {cand.source_ref})")
+    else:
+        found = (f"no sample in common (e.g. baseline {short(baseline[0].key)!r}, candidate "
+                 f"{short(candidates[0].key)!r})")
+    return Problem(file=where.file if where else None, line=where.line if clash and where else None, field=field,
+                   expected="baseline samples of the candidate's queries (the same `id` and `query`, or the same "
+                            "`query` without ids)",
+                   found=found, fix="run the baseline system on the same test set, with the same ids")
 
 
 def _load(patterns: Sequence[str], base_dir: Path, field: str, default_system: str,

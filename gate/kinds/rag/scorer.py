@@ -22,6 +22,7 @@ import gate.kinds.rag.compare as rag_compare
 import gate.kinds.rag.summary as rag_summary
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
+from gate.kinds.rag import pairing
 from gate.kinds.rag.checks import check_problem, per_query_metrics
 from gate.kinds.rag.config import RagSuiteConfig, rag_models
 from gate.kinds.rag.generation import (
@@ -168,13 +169,13 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
                             "be, so the mean is within that share of the full sample's)"
                             for metric, k in partly.items()]
             summaries[(which, system)] = (rows, metrics, summary)
-    comparisons = _comparisons(records, values, columns, summaries, suite)
+    comparisons, unpaired = pairing.comparisons(records, values, columns, summaries, suite)
     for (system, base), compared in comparisons.items():
         key = (("system", system), ("baseline", base))
         metrics = rag_compare.comparison_metrics(compared)
         groups.append(GroupResult("comparison", key, metrics, len(compared)))
         gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
-    notes = [n for n in (judge_note, truncation) if n] + judge_notes
+    notes = [n for n in (judge_note, truncation) if n] + judge_notes + unpaired
     for (_, system), (_, _, summary) in summaries.items():
         if summary.left_out:
             notes.append(f"{system}: the overall score leaves out {', '.join(summary.left_out)} (unmeasured) "
@@ -214,38 +215,6 @@ def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Seque
     return metrics, SystemSummary(letter, tuple(left_out), len(records),
                                   tuple(rag_summary.issues(metrics, suite.targets, max(suite.k))),
                                   tuple(rag_summary.insights(metrics, letter, suite.targets)))
-
-
-def _comparisons(records, values, columns, summaries, suite) -> dict[tuple[str, str], list]:
-    out = {}
-    bases = [(s, data) for (which, s), data in summaries.items() if which == "baseline"]
-    for (which, system), (rows, metrics, _) in summaries.items():
-        if which != "candidate":
-            continue
-        for base, (base_rows, base_metrics, _) in bases:
-            cand, prior = _per_query(records, values, rows), _per_query(records, values, base_rows)
-            out[(system, base)] = rag_compare.compare(cand, prior, columns, (metrics, base_metrics),
-                                                      suite.significance)
-    return out
-
-
-def _per_query(records, values, rows: Sequence[int]) -> dict[str, dict[str, float | None]]:
-    """Each query's values for the comparison, paired by id (or query text). With several samples of a query,
-    their mean per metric (over the samples that measured it): generations of the two systems are independent
-    draws, so sample s of one has no partner in sample s of the other — their per-query means pair."""
-    draws: dict[str, list[dict]] = {}
-    for i in rows:
-        draws.setdefault(records[i][1].key, []).append(values[i])
-    out = {}
-    for key, found in draws.items():
-        if len(found) == 1:
-            out[key] = found[0]
-            continue
-        out[key] = {}
-        for metric in dict.fromkeys(m for v in found for m in v):
-            measured = [v[metric] for v in found if v.get(metric) is not None]
-            out[key][metric] = math.fsum(measured) / len(measured) if measured else None
-    return out
 
 
 def _grade(suite: RagSuiteConfig, records,

@@ -46,8 +46,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
         })
     comparisons = []
     for title, rows in details.comparisons.items():
-        comparisons.append({"title": inert(title), "rows": [_row(r) for r in rows if r.baseline is not None
-                                                            or r.candidate is not None or r.delta is not None]})
+        comparisons.append({"title": inert(title), "rows": [_row(r) for r in rows if _measured(r)]})
     return {
         "settings": f"k = {', '.join(map(str, k))} · embedding <code>{inert(settings.embedding)}</code> · "
                     f"faithfulness: answer sentences with cosine ≥ {settings.faithfulness_threshold:g} to a "
@@ -66,6 +65,9 @@ def _value(metrics, name: str) -> str:
 
 
 def _row(row: Row) -> dict[str, str]:
+    """A comparison row as shown: Baseline and Candidate are the values Δ% is the change between (per-query
+    metrics: the means over the n paired queries), so the two never disagree in sign; a system's own mean over
+    more queries is named in the evidence, and shown alone (without Δ%) where no query was measured in both."""
     fmt = FORMATS.get(row.metric, ".3f")
     pct = row.delta_pct
     lower = row.metric in ("latency_mean", "cost_mean", "latency_p50", "latency_p95", "latency_p99", "cost_per_query")
@@ -80,15 +82,23 @@ def _row(row: Row) -> dict[str, str]:
         evidence = f"CI [{format(row.low, '+' + fmt)}, {format(row.high, '+' + fmt)}], n={row.n} paired"
     elif row.p_value is not None:
         evidence = f"p={row.p_value:.3g}, n={row.n} paired"
+    elif row.n == 0:
+        evidence = "no query measured in both: each system's own mean"
     else:
         evidence = f"n={row.n} paired" if row.n else "system-level"
-    if row.n and _subset(row.n, row):  # Δ's sample is not the system means' sample: say so, with its own means
-        evidence += (f"; over the {row.n} queries both systems measured: "
-                     f"{number(row.paired_baseline, fmt)} → {number(row.paired_candidate, fmt)}")
+    if row.n and _subset(row.n, row):  # the paired means are over fewer queries than a system measured
+        evidence += (f"; each system's mean over all its queries: {number(row.system_baseline, fmt)} "
+                     f"({row.n_baseline}) → {number(row.system_candidate, fmt)} ({row.n_candidate})")
     mark = {"improvement": "✅ improvement", "regression": "⚠️ regression"}.get(row.outcome, "")
+    base, cand = (row.baseline, row.candidate) if row.n != 0 else (row.system_baseline, row.system_candidate)
     # metric names are ours (judge criteria are validated to letters, digits and '_'): no escaping needed
-    return {"metric": row.metric.replace("_at_k.", "@"), "baseline": number(row.baseline, fmt),
-            "candidate": number(row.candidate, fmt), "change": change, "evidence": evidence, "mark": mark}
+    return {"metric": row.metric.replace("_at_k.", "@"), "baseline": number(base, fmt),
+            "candidate": number(cand, fmt), "change": change, "evidence": evidence, "mark": mark}
+
+
+def _measured(row: Row) -> bool:
+    return any(v is not None for v in (row.baseline, row.candidate, row.delta, row.system_baseline,
+                                       row.system_candidate))
 
 
 def _subset(n: int, row: Row) -> bool:
@@ -97,11 +107,11 @@ def _subset(n: int, row: Row) -> bool:
 
 
 def _worse(result: SuiteResult, count: int) -> list[dict[str, str]]:
-    """Queries whose reciprocal rank or ROUGE-L dropped most against the baseline."""
-    by_key: dict[str, dict[str, Item]] = {}
-    for item in result.items:
+    """Queries whose reciprocal rank or ROUGE-L dropped most against the baseline (`pairing`'s pairs)."""
+    by_key: dict[tuple[str, str], dict[str, Item]] = {}
+    for item in result.items:  # paired as the comparison pairs them: the same id asking the same question
         key = dict(item.key)
-        by_key.setdefault(key["id"], {})[_said(item).which] = item
+        by_key.setdefault((key["id"], " ".join(str(key.get("query", "")).split())), {})[_said(item).which] = item
     drops: list[tuple[float, dict[str, Item]]] = []
     for pair in by_key.values():
         if "candidate" not in pair or "baseline" not in pair:

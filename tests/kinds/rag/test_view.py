@@ -73,8 +73,9 @@ def test_the_change_is_worded_by_the_metrics_direction(metric, pct, change):
     ({"n": 12, "low": 0.01, "high": 0.2, "method": "Wilcoxon signed-rank", "p_value": 0.5}, "p=0.5, n=12 paired"),
     ({"n": 12}, "n=12 paired"),
     ({}, "system-level"),
-    ({"n": 8, "n_baseline": 10, "n_candidate": 8, "paired_baseline": 0.45, "paired_candidate": 0.55},
-     "n=8 paired; over the 8 queries both systems measured: 0.450 → 0.550"),
+    ({"n": 8, "n_baseline": 10, "n_candidate": 8, "system_baseline": 0.45, "system_candidate": 0.55},
+     "n=8 paired; each system's mean over all its queries: 0.450 (10) → 0.550 (8)"),
+    ({"n": 0, "n_baseline": 10, "n_candidate": 8}, "no query measured in both: each system's own mean"),
     ({"n": 10, "n_baseline": 10, "n_candidate": 10}, "n=10 paired"),  # the same queries: no note
 ])
 def test_the_evidence_says_how_the_change_was_tested(more, evidence):
@@ -89,6 +90,13 @@ def test_metric_names_marks_and_formats():
     assert shown(row(outcome="no significant change"))["mark"] == ""
     assert shown(row("cost_per_query", 0.001, None, None, None))["candidate"] == "n/a"
     assert shown(row("cost_per_query", 0.001, None, None, None))["baseline"] == "0.0010"
+
+
+def test_a_row_without_pairs_shows_the_system_means_without_a_change():
+    r = Row("faithfulness", None, None, None, None, n=0, system_baseline=0.4, system_candidate=0.7, n_baseline=3,
+            n_candidate=5)
+    assert {k: shown(r)[k] for k in ("baseline", "candidate", "change")} == {
+        "baseline": "0.400", "candidate": "0.700", "change": "—"}
 
 
 def test_rows_with_nothing_measured_are_left_out():
