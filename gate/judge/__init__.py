@@ -11,9 +11,10 @@ called from `verdicts.judge_suite`. (A suite's LLM-as-judge, gate.yml's `judge:`
 an LLM grader, called by the kind's scorer, and it measures.)
 """
 
-from gate.judge.changes import change_checks, paired_rows, paired_values
+from gate.judge.changes import change_checks
 from gate.judge.family import decide, decide_family
 from gate.judge.gate_changes import weigh_gate_changes
+from gate.judge.pairs import paired_rows, paired_values
 from gate.judge.thresholds import TOLERANCE, judge_value, threshold_checks
 from gate.judge.types import (
     BaselineComparison,
