@@ -71,8 +71,8 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
         io.write_text_atomic(output_dir / "report.md", text)
         files.append(output_dir / "report.md")
     if ReportFormat.JSON in config.formats:
-        io.write_json_atomic(output_dir / "report.json",  # each group, check, unmeasured value: one line
-                             report_json(verdict, run.generated_at, run.commit, run.runtime, run.generation), inline_below=4)
+        document = report_json(verdict, run.generated_at, run.commit, run.runtime, run.generation)
+        io.write_json_atomic(output_dir / "report.json", document, inline_below=4)  # a group, check, value: a line
         files.append(output_dir / "report.json")
     if ReportFormat.HTML in config.formats:
         from gate.report import dashboard
