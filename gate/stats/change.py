@@ -7,8 +7,10 @@ runs, K ≥ 1). The metric is a statistic f of the items (`gate.stats.statistics
 1. Item noise. For a mean (`linear`) against a one-run snapshot, SE_item = sd(c − b, ddof 1) / √n —
    Student's paired t-test, which the tests check against `scipy.stats.ttest_rel`. Against a snapshot of
    K ≥ 2 runs the noise is *known*: each item's run-to-run variance s_i² (ddof 1, over its K_i runs), so
-   SE_item² = Σ s_i²·(1 + 1/K_i) / n² with Σ (K_i − 1) degrees of freedom — the variance Δ has when the
-   system did not change. (The sample sd of c − b would also absorb the change itself: a regression that
+   SE_item² = Σ s_i²·(1 + 1/K_i) / n² — the variance Δ has when the system did not change — with
+   Welch–Satterthwaite degrees of freedom (few when a few items carry the noise), and never below the noise
+   K agreeing runs can rule out on the values' lattice (`gate.stats.known_noise`: agreement is evidence of
+   low noise, not of none). (The sample sd of c − b would also absorb the change itself: a regression that
    breaks a few items inflates it and hides itself; the noise of re-running the same system does not.)
    For any other statistic (percentiles, corpus BLEU, a weighted score), SE_item is the standard deviation
    of Δ over B paired bootstrap resamples of the items (the same items drawn for both runs), times
@@ -23,10 +25,11 @@ runs, K ≥ 1). The metric is a statistic f of the items (`gate.stats.statistics
 4. The minimum detectable effect at level α with power 1 − β is (t_{1−α, df} + t_{1−β, df})·SE: a true
    change of that size is detected with probability 1 − β.
 
-Degenerate inputs are explicit: fewer than 2 pairs cannot be tested (`None`); identical pairs give SE 0,
-so a zero change has p = 1 and a non-zero one p = 0 on its side. An SE (and a change) below 1e-12 of the
-metric's size is floating-point rounding of the blessed means, not noise, and is taken as 0: a deterministic
-metric never fails on rounding. Pure numpy; the t and F tails from `gate.stats.distributions`.
+Degenerate inputs are explicit: fewer than 2 pairs cannot be tested (`None`); identical pairs (with no
+lattice the agreement floor could use) give SE 0, so a zero change has p = 1 and a non-zero one p = 0 on
+its side. An SE (and a change) below 1e-12 of the metric's size is floating-point rounding of the blessed
+means, not noise, and is taken as 0: a deterministic metric never fails on rounding. Pure numpy; the t and F
+tails from `gate.stats.distributions`.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import gate.stats.distributions as distributions
+from gate.stats.known_noise import Draws, known_noise
 from gate.stats.statistics import ItemStatistic
 
 RESAMPLES = 2000
@@ -62,8 +66,10 @@ class ChangeTest:
 
     def p_value(self, side: str) -> float:
         """One-sided p for a `decrease` or an `increase`."""
-        return t_cdf(self.df, self.estimate / self.se if side == "decrease" else -self.estimate / self.se) \
-            if self.se > 0 else _degenerate_p(self.estimate, side)
+        if self.se <= 0:
+            return _degenerate_p(self.estimate, side)
+        z = self.estimate / self.se
+        return t_cdf(self.df, z if side == "decrease" else -z)
 
     def mde(self, alpha: float, power: float = POWER) -> float:
         """The smallest true change detected with probability `power` by a one-sided test at `alpha`."""
@@ -84,13 +90,14 @@ def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], sta
     if n < 2:
         return None
     estimate = statistic(current) - statistic(baseline)
-    known = _known_noise(Draws(item_variances, item_runs), Draws(current_variances, current_draws), n, runs) \
-        if statistic.linear else None
+    known = known_noise(Draws(item_variances, item_runs), Draws(current_variances, current_draws),
+                        (current[:, 0], baseline[:, 0]), runs) if statistic.linear else None
     single_run_var: float | None = None
     if known is not None:
-        item_se, df, single_run_var = known
+        item_se, df, single_run_var = known.se, known.df, known.single_run_var
         method = "paired z-test on the items' known noise (" + (
-            f"{runs} blessed runs" if runs >= 2 else "repeated samples") + ")"
+            f"{runs} blessed runs" if runs >= 2 else "repeated samples") + ")" + (
+            f"; their agreement floored at one step of {known.step:.3g}" if known.floored else "")
     elif statistic.linear:
         d = current[:, 0] - baseline[:, 0]
         item_se, df = float(d.std(ddof=1) / math.sqrt(n)), float(n - 1)
@@ -111,7 +118,7 @@ def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], sta
     se, scale = math.sqrt(se2), max(1.0, abs(statistic(baseline)))
     if se <= _ROUNDING * scale:  # a deterministic metric: its "noise" is floating-point rounding of the means
         se = 0.0
-        estimate = 0.0 if abs(estimate) <= _ROUNDING * scale else estimate
+    estimate = 0.0 if abs(estimate) <= _ROUNDING * scale else estimate  # rounding of the means is no change
     return ChangeTest(n, float(estimate), se, df, item_se, shared, runs, method)
 
 
@@ -121,41 +128,6 @@ def shared_noise_p(run_var: float, item_var: float, runs: int, item_df: float) -
     if item_var <= 0:
         return 0.0 if run_var > 0 else 1.0
     return distributions.f_sf(runs - 1, item_df, run_var / item_var)
-
-
-@dataclass(frozen=True)
-class Draws:
-    """Per item: the variance between its draws (NaN: unknown) and how many draws its value is the mean of."""
-
-    variances: NDArray[np.float64] | None
-    counts: NDArray[np.float64] | None
-
-    def arrays(self, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        if self.variances is None or self.counts is None:
-            return np.full(n, np.nan), np.ones(n)
-        return np.asarray(self.variances, dtype=float), np.maximum(np.asarray(self.counts, dtype=float), 1.0)
-
-
-def _known_noise(baseline: Draws, current: Draws, n: int, runs: int) -> tuple[float, float, float] | None:
-    """(SE of a mean's change, its degrees of freedom, the variance item noise gives one blessed run's mean).
-
-    Item i's noise σ_i² is estimated from the draws behind both sides — the blessed runs (K_i draws) and the
-    current run's repeated samples (m_i) — weighted by their degrees of freedom; var(d_i) = σ_i²·(1/m_i + 1/K_i).
-    None when fewer than half the items have an estimate; an item without one gets the pooled σ²."""
-    v_b, k_b = baseline.arrays(n)
-    v_c, k_c = current.arrays(n)
-    df_b = np.where(np.isfinite(v_b) & (k_b >= 2), k_b - 1, 0.0)
-    df_c = np.where(np.isfinite(v_c) & (k_c >= 2), k_c - 1, 0.0)
-    dfs = df_b + df_c
-    known = dfs > 0
-    if known.sum() < max(2, n / 2):
-        return None
-    weighted = np.where(df_b > 0, df_b * np.nan_to_num(v_b), 0.0) + np.where(df_c > 0, df_c * np.nan_to_num(v_c), 0.0)
-    pooled = float(weighted.sum() / dfs.sum())
-    sigma2 = np.where(known, weighted / np.where(known, dfs, 1.0), pooled)
-    se = math.sqrt(float(np.sum(sigma2 * (1 / k_c + 1 / k_b))) / n ** 2)
-    per_run = np.maximum(k_b / max(runs, 1), 1.0)  # draws behind one blessed run's value of the item
-    return se, float(dfs.sum()), float(np.sum(sigma2 / per_run)) / n ** 2
 
 
 def _bootstrap_se(current: NDArray[np.float64], baseline: NDArray[np.float64], statistic: ItemStatistic,
