@@ -3,7 +3,8 @@
 A snapshot keeps the suite's metrics, its groups' metrics and every item's numeric values (for paired
 significance tests), with the fingerprint they were computed with, the commit and the time. It is a
 distribution, not one run (DESIGN.md §10): `bless --add` folds a further run of the same system into it, so
-each item keeps the mean of its values over the runs and their run-to-run variance, and each metric its value
+each item keeps the mean of its values over the runs, their run-to-run variance and third central moment (its
+noise's skew, `gate.baselines.moments`), and each metric its value
 in every run (the run-to-run sd the change test adds as shared noise). A one-run snapshot's noise is unknown,
 and the report says so. Later runs
 are compared with it only when they are comparable: same kind, same fingerprint (model, weights,
@@ -20,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from gate.baselines.fingerprints import fingerprint_differences
+from gate.baselines.moments import Moments, merge
 from gate.errors import describe
 from gate.results import Key, SuiteResult
 
@@ -46,6 +48,7 @@ class SnapshotItem:
     variances: Mapping[str, float] = field(default_factory=dict)  # run-to-run sample variance (ddof 1)
     runs: int = 1  # runs the item was in
     counts: Mapping[str, int] = field(default_factory=dict)  # runs that measured a value, where fewer than `runs`
+    thirds: Mapping[str, float] = field(default_factory=dict)  # run-to-run third central moment, Σ(x − mean)³ / n
 
     def count(self, column: str) -> int:
         return self.counts.get(column, self.runs)
@@ -137,6 +140,7 @@ class Snapshot:
                        for g in self.groups],
             "items": [{"key": dict(i.key), "values": dict(i.values),
                        **({"variances": dict(i.variances), "runs": i.runs} if i.runs > 1 else {}),
+                       **({"thirds": dict(i.thirds)} if i.thirds else {}),
                        **({"counts": dict(i.counts)} if i.counts else {})}
                       for i in self.items],
             "runs": self.runs,
@@ -161,7 +165,8 @@ class Snapshot:
             groups = tuple(SnapshotGroup(str(g["level"]), _key(g["key"]), dict(g["metrics"]), int(g.get("n", 0)),
                                          _run_values(g.get("runs"))) for g in data["groups"])
             items = tuple(SnapshotItem(_key(i["key"]), _numbers(i["values"]), _numbers(i.get("variances") or {}),
-                                       int(i.get("runs", 1)), _counts(i.get("counts"))) for i in data["items"])
+                                       int(i.get("runs", 1)), _counts(i.get("counts")), _numbers(i.get("thirds") or {}))
+                          for i in data["items"])
             runs, metric_runs = int(data.get("runs", 1)), _run_values(data.get("metric_runs"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"groups and items of the form {{level, key, metrics}} / {{key, values}} ({exc})"
@@ -187,25 +192,20 @@ def _run_values(value: Any) -> dict[str, tuple[float, ...]]:
 
 
 def _merge_item(old: SnapshotItem, new: SnapshotItem) -> SnapshotItem:
-    """Chan et al.'s pairwise update of mean and M2, per column over the runs that measured it."""
+    """Mean, variance and third moment per column over the runs that measured it (`gate.baselines.moments`)."""
     runs = old.runs + new.runs
-    values, variances = dict(old.values), dict(old.variances)
+    values, variances, thirds = dict(old.values), dict(old.variances), dict(old.thirds)
     counts = {c: old.count(c) for c in old.values}
     for column, b in new.values.items():
-        n_b = new.count(column)
-        if column not in old.values:
-            values[column], counts[column] = b, n_b
-            if column in new.variances:
-                variances[column] = new.variances[column]
-            continue
-        a, n_a = old.values[column], old.count(column)
-        n = n_a + n_b
-        m2 = old.variances.get(column, 0.0) * (n_a - 1) + new.variances.get(column, 0.0) * (n_b - 1)
-        delta = b - a
-        values[column] = a + delta * n_b / n
-        variances[column] = (m2 + delta * delta * n_a * n_b / n) / (n - 1)
-        counts[column] = n
-    return SnapshotItem(old.key, values, variances, runs, {c: k for c, k in counts.items() if k != runs})
+        moments = Moments.of(new.count(column), b, new.variances.get(column, 0.0), new.thirds.get(column, 0.0))
+        if column in old.values:
+            before = Moments.of(old.count(column), old.values[column], old.variances.get(column, 0.0),
+                                old.thirds.get(column, 0.0))
+            moments = merge(before, moments)
+        values[column], counts[column] = moments.mean, moments.n
+        if moments.n > 1:
+            variances[column], thirds[column] = moments.variance, moments.third
+    return SnapshotItem(old.key, values, variances, runs, {c: k for c, k in counts.items() if k != runs}, thirds)
 
 
 def _merge_group(old: SnapshotGroup, new: SnapshotGroup, runs: int) -> SnapshotGroup:

@@ -137,7 +137,8 @@ def _with_test(change: Change, members: Members, snapshot: BaselineSnapshot, sco
     test = stats.change_test(pairs.current, pairs.baseline, statistic, runs=snapshot.runs,
                              run_sd=snapshot.group_sd(scope, key, metric), item_variances=pairs.variances[:, 0],
                              item_runs=pairs.runs, current_variances=pairs.current_variances[:, 0],
-                             current_draws=pairs.current_draws) if n >= 2 else None
+                             current_draws=pairs.current_draws,
+                             item_thirds=pairs.thirds[:, 0] if pairs.thirds is not None else None) if n >= 2 else None
     change = replace(change, unpaired=pairs.unpaired, unmeasured=pairs.unmeasured, missing=len(pairs.missing),
                      paired_share=share)
     gaps = Gaps(pairs.missing, pairs.valueless, covered)

@@ -54,6 +54,7 @@ class Pairs:
     unmeasured: int = 0  # of them, those in both without a value now where the snapshot has one
     missing: tuple[Key, ...] = ()  # the snapshot's items of the group (with a value) that this run does not have
     valueless: tuple[Key, ...] = ()  # the keys of the unmeasured ones
+    thirds: np.ndarray | None = None  # (n, c): the snapshot's run-to-run third central moments (NaN: unknown)
 
 
 def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, columns: tuple[str, ...]) -> Pairs:
@@ -63,7 +64,7 @@ def paired_rows(result: SuiteResult, snapshot: BaselineSnapshot, key: Key, colum
 
 
 def pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], Any], columns: tuple[str, ...]) -> Pairs:
-    current, baseline, variances, runs, spreads, draws = [], [], [], [], [], []
+    current, baseline, variances, runs, spreads, draws, thirds = [], [], [], [], [], [], []
     unpaired = 0
     valueless: list[Key] = []
     seen = set()
@@ -81,6 +82,7 @@ def pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], An
             current.append(now_row)
             baseline.append(then_row)
             variances.append([_nan(then.variances.get(c)) for c in columns])
+            thirds.append([_nan(then.thirds.get(c)) for c in columns])
             runs.append(float(then.runs))
             spreads.append([_nan(item.spread.get(c)) for c in columns])
             draws.append(float(item.draws))
@@ -94,7 +96,7 @@ def pair(current_items: list[Any], blessed: dict[tuple[tuple[str, str], ...], An
 
     return Pairs(rows(current), rows(baseline), rows(variances), np.asarray(runs, dtype=float), rows(spreads),
                  np.asarray(draws, dtype=float), len(current_items), unpaired, len(valueless), missing,
-                 tuple(valueless))
+                 tuple(valueless), rows(thirds))
 
 
 def _valued(blessed: Any, columns: tuple[str, ...]) -> bool:

@@ -102,6 +102,8 @@ class BaselineItem(Protocol):
     @property
     def variances(self) -> Mapping[str, float]: ...
     @property
+    def thirds(self) -> Mapping[str, float]: ...  # run-to-run third central moments (the noise's skew)
+    @property
     def runs(self) -> int: ...
 
 

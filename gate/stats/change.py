@@ -22,6 +22,11 @@ runs, K ≥ 1). The metric is a statistic f of the items (`gate.stats.statistics
    SE_item² / (1 + 1/K)); a fresh run against the K-run mean adds τ²·(1 + 1/K). SE² = SE_item² + τ²·(1 + 1/K), with
    Welch–Satterthwaite degrees of freedom from n − 1 and K − 1.
 3. The one-sided p-value for the bad side is P(T_df ≤ Δ/SE) (a decrease) or P(T_df ≥ Δ/SE) (an increase).
+   Where the blessed runs show skewed noise (a mean against K ≥ 3 runs whose items' third moments are known:
+   rare jumps one way, a system that now and then leaks a stereotype), Δ/SE is first mapped by Hall's (1992)
+   monotone transformation h(s) = s − γ(s² − 1)/6 + γ²s³/108, γ the skewness of Δ (`known_noise.skewness`):
+   the one-term Edgeworth correction of a skewed sum, which the symmetric t reference misses (one leak too
+   many in a fresh run is not a regression).
 4. The minimum detectable effect at level α with power 1 − β is (t_{1−α, df} + t_{1−β, df})·SE: a true
    change of that size is detected with probability 1 − β.
 
@@ -63,12 +68,13 @@ class ChangeTest:
     shared_sd: float | None  # run-level noise beyond item noise (None: a one-run snapshot cannot tell)
     runs: int  # blessed runs the baseline is the mean of
     method: str  # "paired t-test" | "paired bootstrap (B resamples)"
+    skew: float = 0.0  # γ: the skewness of Δ under "nothing changed" (0: taken as symmetric)
 
     def p_value(self, side: str) -> float:
         """One-sided p for a `decrease` or an `increase`."""
         if self.se <= 0:
             return _degenerate_p(self.estimate, side)
-        z = self.estimate / self.se
+        z = hall(self.estimate / self.se, self.skew)
         return t_cdf(self.df, z if side == "decrease" else -z)
 
     def mde(self, alpha: float, power: float = POWER) -> float:
@@ -79,21 +85,24 @@ class ChangeTest:
 def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], statistic: ItemStatistic, *,
                 runs: int = 1, run_sd: float | None = None, item_variances: NDArray[np.float64] | None = None,
                 item_runs: NDArray[np.float64] | None = None, current_variances: NDArray[np.float64] | None = None,
-                current_draws: NDArray[np.float64] | None = None, resamples: int = RESAMPLES,
-                seed: int = 0) -> ChangeTest | None:
+                current_draws: NDArray[np.float64] | None = None, item_thirds: NDArray[np.float64] | None = None,
+                resamples: int = RESAMPLES, seed: int = 0) -> ChangeTest | None:
     """The test of `statistic` on paired rows (n, c) of current and baseline values; None below 2 pairs.
     `item_variances` / `item_runs` (n,): each baseline item's run-to-run variance of the statistic's column and
     the draws its mean is over (K blessed runs, times repeated samples); `current_variances` / `current_draws`
-    (n,): the same for the current run's items (repeated samples); NaN where unknown."""
+    (n,): the same for the current run's items (repeated samples); `item_thirds` (n,): each baseline item's
+    third central moment over its draws (its noise's skew); NaN where unknown."""
     current, baseline = np.asarray(current, dtype=float), np.asarray(baseline, dtype=float)
     n = current.shape[0]
     if n < 2:
         return None
     estimate = statistic(current) - statistic(baseline)
     known = known_noise(Draws(item_variances, item_runs), Draws(current_variances, current_draws),
-                        (current[:, 0], baseline[:, 0]), runs) if statistic.linear else None
+                        (current[:, 0], baseline[:, 0]), runs, item_thirds) if statistic.linear else None
     single_run_var: float | None = None
+    skew = 0.0
     if known is not None:
+        skew = known.skew
         item_se, df, single_run_var = known.se, known.df, known.single_run_var
         method = "paired z-test on the items' known noise (" + (
             f"{runs} blessed runs" if runs >= 2 else "repeated samples") + ")" + (
@@ -114,12 +123,19 @@ def change_test(current: NDArray[np.float64], baseline: NDArray[np.float64], sta
         extra = tau2 * factor if shared_noise_p(run_sd ** 2, explained, runs, df) < SHARED_LEVEL else 0.0
         if extra > 0:
             df = (se2 + extra) ** 2 / (se2 ** 2 / df + extra ** 2 / (runs - 1))
+            skew *= (se2 / (se2 + extra)) ** 1.5  # shared noise is taken as symmetric: κ₃ stays, V grows
             se2 += extra
     se, scale = math.sqrt(se2), max(1.0, abs(statistic(baseline)))
     if se <= _ROUNDING * scale:  # a deterministic metric: its "noise" is floating-point rounding of the means
         se = 0.0
     estimate = 0.0 if abs(estimate) <= _ROUNDING * scale else estimate  # rounding of the means is no change
-    return ChangeTest(n, float(estimate), se, df, item_se, shared, runs, method)
+    return ChangeTest(n, float(estimate), se, df, item_se, shared, runs, method, skew if se > 0 else 0.0)
+
+
+def hall(s: float, skew: float) -> float:
+    """Hall's (1992) transformation of a standardised statistic of skewness γ towards the symmetric reference:
+    s − γ(s² − 1)/6 + γ²s³/108, increasing in s for every γ (its derivative is (1 − γs/6)²)."""
+    return s - skew * (s * s - 1) / 6 + skew * skew * s ** 3 / 108 if skew else s
 
 
 def shared_noise_p(run_var: float, item_var: float, runs: int, item_df: float) -> float:

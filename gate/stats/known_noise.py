@@ -31,6 +31,8 @@ little noise agreeing runs can vouch for (DESIGN.md §10; used by `gate.stats.ch
    K ≤ 5 and 4 % at K = 10 for a one-sided test at 5 % (the tests compute it and simulate every step rate).
    A continuous metric has no lattice (its gaps are tiny), so the floor is negligible there: a metric that
    never moved is the best detector there is.
+4. Skew (`skewness`): rare jumps one way (a system that now and then leaks a stereotype) make Δ skewed, which
+   a symmetric reference misreads; the items' third moments give γ, and `gate.stats.change` corrects for it.
 """
 
 from __future__ import annotations
@@ -66,12 +68,14 @@ class KnownNoise:
     single_run_var: float  # the variance item noise gives one blessed run's mean (floored alike)
     floored: bool  # the agreement floor is most of the noise: the runs agreed more than they can vouch for
     step: float | None  # the lattice step h the floor used (None: no two distinct values)
+    skew: float = 0.0  # γ, the skewness of Δ under "nothing changed", from the items' third moments
 
 
 def known_noise(baseline: Draws, current: Draws, values: tuple[NDArray[np.float64], NDArray[np.float64]],
-                runs: int) -> KnownNoise | None:
+                runs: int, thirds: NDArray[np.float64] | None = None) -> KnownNoise | None:
     """The noise of a mean's change from the items' known noise (module docstring); None when fewer than half
-    the items (or fewer than 2) have an estimate. `values`: the (current, baseline) item values (n,)."""
+    the items (or fewer than 2) have an estimate. `values`: the (current, baseline) item values (n,);
+    `thirds`: each baseline item's third central moment over its draws (NaN: unknown)."""
     n = values[0].shape[0]
     v_b, k_b = baseline.arrays(n)
     v_c, k_c = current.arrays(n)
@@ -104,7 +108,28 @@ def known_noise(baseline: Draws, current: Draws, values: tuple[NDArray[np.float6
         return KnownNoise(0.0, df, single, False, step)
     spread = float(np.sum(parts ** 2 / dfs[known]))  # the floor is a fixed bound: no sampling error, no df
     return KnownNoise(math.sqrt(total), total ** 2 / spread if spread > 0 else math.inf,
-                      single + floor_sigma2 * float(np.sum(1 / per_run)) / n ** 2, floor > variance, step)
+                      single + floor_sigma2 * float(np.sum(1 / per_run)) / n ** 2, floor > variance, step,
+                      skewness(thirds, (k_b, k_c), total))
+
+
+def skewness(thirds: NDArray[np.float64] | None, draws: tuple[NDArray[np.float64], NDArray[np.float64]],
+             variance: float) -> float:
+    """γ = κ₃(Δ) / V^{3/2}: item i's third cumulant κ₃ᵢ, estimated without bias from its K_i ≥ 3 blessed draws by
+    the k-statistic k₃ = K²/((K − 1)(K − 2))·m₃ (`scipy.stats.kstat(x, 3)`; the mean of the others' where an
+    item has none), enters the mean of m_i current draws as κ₃ᵢ/m_i² and the mean of K_i blessed ones as
+    κ₃ᵢ/K_i², so κ₃(Δ) = Σ κ₃ᵢ·(1/m_i² − 1/K_i²) / n³. 0 when fewer than half the items have an estimate."""
+    if thirds is None:
+        return 0.0
+    k_b, k_c = draws
+    n = k_b.shape[0]
+    thirds = np.asarray(thirds, dtype=float)
+    known = np.isfinite(thirds) & (k_b >= 3)
+    if known.sum() < max(2, n / 2):
+        return 0.0
+    k3 = np.where(known, k_b ** 2 / np.maximum((k_b - 1) * (k_b - 2), 1.0) * np.nan_to_num(thirds), 0.0)
+    k3 = np.where(known, k3, float(k3[known].mean()))
+    kappa3 = float(np.sum(k3 * (1 / k_c ** 2 - 1 / k_b ** 2))) / n ** 3
+    return kappa3 / variance ** 1.5
 
 
 def satterthwaite(parts: NDArray[np.float64], dfs: NDArray[np.float64]) -> float:

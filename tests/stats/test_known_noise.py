@@ -91,8 +91,9 @@ def test_agreeing_runs_floor_the_noise_at_one_step_by_the_rule_of_three(k):
 @pytest.mark.parametrize("k", [3, 5, 10])
 def test_the_floor_bounds_false_alarms_over_every_step_rate(k):
     """The unconditional false-alarm rate of the floored test at α = 5 % (one-sided), with prompts that step
-    down one point with probability π per run: simulated at several π, and the Poisson bound of the docstring,
-    max over λ of e^{−λK}·P(Poisson(λ) ≥ c) with c the steps a fresh run needs to fail: below α."""
+    down one point with probability π per run (the snapshot keeps each item's third moment, as `bless --add`
+    does): simulated at several π, and the Poisson bound of the docstring, max over λ of e^{−λK}·P(Poisson(λ)
+    ≥ c) with c the steps a fresh run needs to fail: below α."""
     n, trials = 24, 1000
     base = rubric_group(n)
     rng = np.random.default_rng(11)
@@ -102,7 +103,7 @@ def test_the_floor_bounds_false_alarms_over_every_step_rate(k):
             runs = base - (rng.random((k, n)) < pi)
             fresh = base - (rng.random(n) < pi)
             test = change_test(col(fresh), col(runs.mean(0)), MEAN, runs=k, item_variances=runs.var(0, ddof=1),
-                               item_runs=np.full(n, float(k)))
+                               item_runs=np.full(n, float(k)), item_thirds=((runs - runs.mean(0)) ** 3).mean(0))
             fails += test.p_value("decrease") < 0.05
         assert fails / trials < 0.05 + 3 * math.sqrt(0.05 * 0.95 / trials), pi
     steps = math.ceil(scipy_stats.norm.ppf(0.95) * math.sqrt(-math.log(0.05) * (1 + 1 / k) / k))
