@@ -74,6 +74,8 @@ class MetricSpec:
     direction: Direction
     description: str
     fmt: str = ".3f"
+    low: float | None = None  # the smallest value it can take, where known (a share: 0; a 0–10 score: 0)
+    high: float | None = None  # the largest (a share: 1): `llm-gate calibrate` never proposes a bound past them
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,8 @@ def calibrate(
     z: Annotated[float | None, typer.Option(help="min/max: a fresh run of the same system fails a group's threshold with probability Phi(-z) (2: 2.3 %), a Student-t prediction bound. Default: from --floor-budget.")] = None,  # noqa: E501
     floor_budget: Annotated[float, typer.Option(help="Without --z: the false-alarm rate all min/max thresholds of the snippet add together (each of M group thresholds gets floor_budget/M).")] = 0.01,  # noqa: E501
     min_effect: Annotated[bool, typer.Option("--min-effect/--any-change", help="Change checks: bound them at the MDE (a change must be significant and at least that large), or at 0 (any significant change fails; the recipe).")] = False,  # noqa: E501
-    warn_z: Annotated[float, typer.Option(help="Warn level: a fresh run warns with probability Phi(-warn_z) (below --z; 0: no warn level).")] = 1.0,  # noqa: E501
+    warn_budget: Annotated[float, typer.Option(help="Warn levels: the warning rate all warn levels of the snippet add together on an unchanged system (each of M group floors warns with warn_budget/M; 0: no warn levels).")] = 0.1,  # noqa: E501
+    warn_z: Annotated[float | None, typer.Option(help="Instead of --warn-budget: each group warns with probability Phi(-warn_z) (below --z).")] = None,  # noqa: E501
     metrics: Annotated[str | None, typer.Option(help="Comma-separated metrics you gate on (default per kind: drift bertscore_f1,credit_drift_mean; rag overall_score,mrr,faithfulness; heuristic final_score_mean and the rubric's category means; stability stability_coefficient; stereotype drift_score_mean).")] = None,  # noqa: E501
     alpha: Annotated[float, typer.Option(help="The gate's `alpha`: the change checks are sized to be detected at alpha/m (Holm), m their number.")] = 0.05,  # noqa: E501
     scope: Annotated[str, typer.Option(help="Scope of the proposed checks (group, a level such as model, or suite: one test on all items, the most powerful).")] = "suite",  # noqa: E501
@@ -108,5 +109,5 @@ def calibrate(
     snippet's expected false-alarm rate."""
     from gate.cli.commands.calibrate import calibrate_reports
 
-    calibrate_reports(reports, z, warn_z or None, output, metrics=metrics, alpha=alpha, scope=scope,
-                      floor_budget=floor_budget, min_effect=min_effect)
+    calibrate_reports(reports, z, warn_z, output, metrics=metrics, alpha=alpha, scope=scope,
+                      floor_budget=floor_budget, min_effect=min_effect, warn_budget=warn_budget or None)

@@ -119,13 +119,17 @@ def test_a_suite_without_groups_is_calibrated_at_the_suite_level():
     assert (p.level, p.n_groups, p.op) == ("suite", 1, "min")
 
 
-def test_constant_metrics_and_metrics_without_direction_are_skipped():
+def test_a_constant_metric_has_no_floor_but_keeps_its_change_check_and_no_direction_is_skipped():
     calibration = calibrate(synthetic_runs(), DIRECTIONS)
-    assert "coverage" not in {p.metric for p in calibration.proposals}
-    assert "unknown_metric" not in {p.metric for p in calibration.proposals}
+    assert "coverage" not in {p.metric for p in calibration.proposals}  # no floor: agreeing runs bound nothing
+    [coverage] = [c for c in calibration.changes if c.metric == "coverage"]  # but the best detector stays
+    assert coverage.constant and (coverage.value, coverage.se, coverage.bound) == (0.0, 0.0, 0.0)
+    assert "unknown_metric" not in {p.metric for p in calibration.proposals + calibration.changes}
     reasons = {s.metric: s.reason for s in calibration.skipped}
-    assert "constant across runs" in reasons["coverage"]
+    assert "never moved" in reasons["coverage"] and "change check" in reasons["coverage"]
     assert "no direction" in reasons["unknown_metric"]
+    loaded = yaml.safe_load(snippet(calibration))["suites"]["feedback-drift"]["checks"]
+    assert loaded["coverage"] == {"max_decrease": 0, "significant": True, "scope": "group"}
 
 
 def test_unmeasured_in_one_run_is_skipped_without_crashing():

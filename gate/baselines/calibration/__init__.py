@@ -30,26 +30,41 @@ over the runs and s²_g its sample variance (ddof 1).
   test on all items, the most powerful) or, where the reports have no value there, its first level.
 - The snippet's gate-level false-alarm rate: the change checks share α (Holm: family-wise ≤ α), each threshold
   adds its own rate p_i; ≈ 1 − (1 − α)·Π(1 − p_i) if independent, at most α + Σ p_i (`gate_false_alarm`).
+  Without `--z` the M group floors in the snippet's checks share `--floor-budget`, floor_budget/M each.
+- Warn levels are designed like the floors, at a looser level: the M group floors share `--warn-budget` (10 %),
+  each group's warn level the prediction bound at warn_budget/M, so an unchanged system warns with probability
+  at most warn_budget (`warning_rate`, printed in the snippet). (A warn level at Φ(−1) = 16 % per group warned
+  an unchanged run with 10 groups 4 times in 5.) `--warn-z` sets a per-group rate instead.
+- A metric that never moved over the k runs (σ = 0 in every group) gets no floor — k agreeing runs cannot bound
+  how often a fresh run moves it — but keeps its change check, whose test floors the noise at what the agreeing
+  runs can rule out (`gate.stats.known_noise`): constant under noise, it is the best detector there is.
 - Thresholds are rounded outward to 4 significant digits (min down, max up): never stricter than computed.
+- Scales (`scales`, from the kinds' `MetricSpec`): no check on a p-value or a count; no floor where it could
+  never fail (a `min` at or below the lowest value the metric can take, a `max` at or above the highest); no
+  change check whose MDE spans the metric's whole range.
 
-Skipped (listed in `Calibration.skipped`, never an error): a suite missing from a run or whose kind or
-fingerprint (model, weights, params, libraries; not `source`) differs between runs; a metric with no known
-direction; a metric unmeasured (None, a missing group) in some run; a metric constant across runs (σ = 0).
-A group that has a metric in no run (a rubric category's metric in another category's group) is simply not
-one of its groups. Pure: dicts in, dataclasses and YAML text out.
+Skipped (listed in `Calibration.skipped` and as comments in the snippet, never an error): a suite missing from
+a run or whose kind or fingerprint (model, weights, params, libraries; not `source`) differs between runs; a
+metric with no known direction; a p-value or a count; a metric unmeasured (None, a missing group) in some run;
+the floor of a metric constant across runs or one that could never fail. A group that has a metric in no run
+(a rubric category's metric in another category's group) is simply not one of its groups. Pure: dicts in,
+dataclasses and YAML text out.
 """
 
-from gate.baselines.calibration.collect import calibrate, propose
+from gate.baselines.calibration.collect import WARN_BUDGET, calibrate, propose
 from gate.baselines.calibration.noise import Noise, noise_of
-from gate.baselines.calibration.snippet import gate_false_alarm, over_alpha, snippet
+from gate.baselines.calibration.scales import scale_of, scales_of
+from gate.baselines.calibration.snippet import gate_false_alarm, over_alpha, snippet, warning_rate
 from gate.baselines.calibration.types import (
     DIRECTIONS,
     Calibration,
     ChangeProposal,
     Proposal,
+    Scale,
     Skipped,
     default_metrics,
 )
 
-__all__ = ["DIRECTIONS", "Calibration", "ChangeProposal", "Noise", "Proposal", "Skipped",
-           "calibrate", "default_metrics", "gate_false_alarm", "noise_of", "over_alpha", "propose", "snippet"]
+__all__ = ["DIRECTIONS", "WARN_BUDGET", "Calibration", "ChangeProposal", "Noise", "Proposal", "Scale", "Skipped",
+           "calibrate", "default_metrics", "gate_false_alarm", "noise_of", "over_alpha", "propose", "scale_of",
+           "scales_of", "snippet", "warning_rate"]

@@ -8,31 +8,40 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from gate.baselines.calibration.noise import Noise, detectable_change, fail_rate, noise_of, phi, threshold
-from gate.baselines.calibration.types import DIRECTIONS, Calibration, ChangeProposal, Proposal, Skipped
+from gate.baselines.calibration.noise import constant, noise_of, phi
+from gate.baselines.calibration.proposals import CONSTANT, Entry, changes_of, floor, primary
+from gate.baselines.calibration.types import DIRECTIONS, Calibration, Proposal, Scale, Skipped
+from gate.stats.distributions import normal_quantile
 
 GroupKey = tuple[tuple[str, str], ...]
-Entry = tuple[str, str, str, str, Noise]  # suite, metric, level, direction, noise
+WARN_BUDGET = 0.1  # the warn levels' shared false-warning rate on an unchanged system
 
 
 def propose(reports: Sequence[Mapping[str, Any]], directions: Mapping[str, Mapping[str, str]], z: float = 2.0,
             warn_z: float | None = 1.0) -> list[Proposal]:
     """Thresholds for every calibratable metric; see `calibrate` for what was skipped and why."""
-    return list(calibrate(reports, directions, z, warn_z).proposals)
+    return list(calibrate(reports, directions, z, warn_z, warn_budget=None).proposals)
 
 
 def calibrate(reports: Sequence[Mapping[str, Any]], directions: Mapping[str, Mapping[str, str]],
-              z: float | None = 2.0, warn_z: float | None = 1.0, *,
+              z: float | None = 2.0, warn_z: float | None = None, *,
               metrics: Mapping[str, Collection[str]] | None = None, alpha: float = 0.05, scope: str = "suite",
-              floor_budget: float = 0.01, min_effect: bool = False) -> Calibration:
+              floor_budget: float = 0.01, min_effect: bool = False, warn_budget: float | None = WARN_BUDGET,
+              scales: Mapping[str, Mapping[str, Scale]] | None = None) -> Calibration:
     """Thresholds at every level and one change check per (suite, metric) at `scope` (else at the first level
     that has the metric). `metrics`: by kind, the metrics to calibrate (None: every one with a direction).
-    `z` None: the thresholds share `floor_budget` — each of the M group thresholds in the snippet's checks is
+    `z` None: the thresholds share `floor_budget` — each of the M group floors in the snippet's checks is
     crossed by a fresh run with probability floor_budget / M (Bonferroni), so together they add at most
-    `floor_budget` to the gate's false alarms. `min_effect`: the change checks' bound is the MDE (a change must
-    be significant and at least that large); else 0 (any significant change fails; the MDE is in the note)."""
+    `floor_budget` to the gate's false alarms. Warn levels alike: `warn_z` a per-group rate Φ(−warn_z), else
+    each of the M floors warns with probability `warn_budget` / M (None or 0: no warn levels). `min_effect`:
+    the change checks' bound is the MDE (a change must be significant and at least that large), else 0 (any
+    significant change fails; the MDE is in the note). `scales`: by kind and metric, the range its values take
+    and whether it may be gated on (`calibration.scales`): p-values and counts get no check, a floor that
+    could never fail is dropped, each with its reason in `skipped`."""
     if z is None and not 0 < floor_budget < 0.5:
         raise ValueError(f"the floor budget must be between 0 and 0.5, got {floor_budget}")
+    if warn_z is None and warn_budget is not None and not 0 <= warn_budget < 1:
+        raise ValueError(f"the warn budget must be at least 0 and below 1, got {warn_budget}")
     _validate(reports, directions, z if z is not None else 10.0, warn_z, alpha)  # the reports' shape first
     entries: list[Entry] = []
     skipped: list[Skipped] = []
@@ -53,62 +62,34 @@ def calibrate(reports: Sequence[Mapping[str, Any]], directions: Mapping[str, Map
                 if chosen is not None and metric not in chosen:
                     continue
                 direction = directions.get(kind, {}).get(metric)
+                scale = (scales or {}).get(kind, {}).get(metric, Scale())
                 if direction is None:
                     skipped.append(Skipped(name, metric, level, f"no direction is known for it in kind {kind!r}"))
-                    continue
-                outcome = _series(name, metric, level, tables)
-                if isinstance(outcome, Skipped):
+                elif scale.why_not is not None:
+                    skipped.append(Skipped(name, metric, level, scale.why_not))
+                elif isinstance(outcome := _series(name, metric, level, tables), Skipped):
                     skipped.append(outcome)
-                elif (noise := noise_of(outcome)) is None:
-                    skipped.append(Skipped(name, metric, level, "constant across runs (σ = 0): no noise to "
-                                           "calibrate a threshold against"))
                 else:
-                    entries.append((name, metric, level, direction, noise))
+                    entries.append((name, metric, level, direction, noise_of(outcome) or constant(outcome), scale))
     if scope not in levels_seen:
         raise ValueError(f"a scope among the reports' levels ({', '.join(sorted(levels_seen))}), not {scope!r}")
+    floors = [e for e in entries if e[4].sigma > 0]
+    groups = sum(len(e[4].means) for e in primary(floors)) or 1
     if z is None:
-        from scipy import special  # here: importing gate.baselines (every command does) must not load scipy
-
-        tests = sum(len(e[4].means) for e in _at_scope(entries, scope)) or 1
-        z = -float(special.ndtri(floor_budget / tests))
+        z = -normal_quantile(floor_budget / groups)
     _validate(reports, directions, z, warn_z, alpha)
-    proposals = tuple(_threshold(entry, z, warn_z) for entry in entries)
-    return Calibration(proposals, tuple(skipped), _changes(entries, alpha, scope, min_effect),
-                       alpha if entries else None)
-
-
-def _at_scope(entries: list[Entry], scope: str) -> list[Entry]:
-    """Per (suite, metric) the entry at `scope`, else its first level's (the one the snippet's check uses)."""
-    by_metric: dict[tuple[str, str], list[Entry]] = {}
-    for entry in entries:
-        by_metric.setdefault((entry[0], entry[1]), []).append(entry)
-    return [next((e for e in options if e[2] == scope), options[0]) for options in by_metric.values()]
-
-
-def _threshold(entry: Entry, z: float, warn_z: float | None) -> Proposal:
-    suite, metric, level, direction, noise = entry
-    higher = direction == "higher"
-    rate = phi(-z)
-    value = threshold(noise, higher, rate)
-    warn = None if warn_z is None else threshold(noise, higher, phi(-warn_z))
-    mean = math.fsum(noise.means) / len(noise.means)
-    return Proposal(suite, metric, level, noise.k, len(noise.means), mean, noise.sigma, "min" if higher else "max",
-                    value, warn, fail_rate(noise, higher, value), rate, min(noise.dfs), noise.pooled,
-                    noise.homogeneity_p)
-
-
-def _changes(entries: list[Entry], alpha: float, scope: str, min_effect: bool) -> tuple[ChangeProposal, ...]:
-    """One change check per (suite, metric), at `scope` where the metric exists there, else at its first level;
-    sized at Holm's strictest level α/m, m counting one test per group of every proposed change check."""
-    chosen = _at_scope(entries, scope)
-    tests = sum(len(e[4].means) for e in chosen)
-    out = []
-    for suite, metric, level, direction, noise in chosen:
-        value, se, df = detectable_change(noise, alpha, tests)
-        out.append(ChangeProposal(suite, metric, level, noise.k, len(noise.means),
-                                  "max_decrease" if direction == "higher" else "max_increase", value, se, df, tests,
-                                  alpha, noise.pooled, bound=value if min_effect else 0.0))
-    return tuple(out)
+    warn_rate = phi(-warn_z) if warn_z is not None else warn_budget / groups if warn_budget else None
+    proposals = []
+    for entry in floors:
+        proposal = floor(entry, phi(-z), warn_rate)
+        if isinstance(proposal, Skipped):
+            skipped.append(proposal)
+        else:
+            proposals.append(proposal)
+    skipped += [Skipped(e[0], e[1], e[2], CONSTANT) for e in primary(entries) if e[4].sigma == 0]
+    changes, dropped = changes_of(entries, alpha, scope, min_effect)
+    return Calibration(tuple(proposals), tuple(skipped + dropped), changes, alpha if changes else None,
+                       warn_budget if warn_z is None and warn_budget else None)
 
 
 def _validate(reports: Sequence[Mapping[str, Any]], directions: Mapping[str, Mapping[str, str]], z: float,

@@ -56,6 +56,15 @@ def noise_of(series: Sequence[Sequence[float]]) -> Noise | None:
     return Noise(k, tuple(means), (sigma,) * groups, (groups * (k - 1),) * groups, sigma, True, p)
 
 
+def constant(series: Sequence[Sequence[float]]) -> Noise:
+    """The noise of a metric that never moved over the k runs: σ = 0 in every group. It gets no floor (k agreeing
+    runs cannot bound how often a fresh run moves it) but a change check, whose test floors its noise at what
+    k agreeing runs can rule out (`gate.stats.known_noise`): the best detector there is, not one to drop."""
+    k, groups = len(series[0]), len(series)
+    means = tuple(math.fsum(v) / k for v in series)
+    return Noise(k, means, (0.0,) * groups, (groups * (k - 1),) * groups, 0.0, True, None)
+
+
 def _bartlett(samples: Sequence[Sequence[float]]) -> float:
     """Bartlett's test of equal variances (the tests check it against scipy.stats.bartlett): T = ((N − g)·ln s²_p
     − Σ (n_i − 1)·ln s²_i) / C, C = 1 + (Σ 1/(n_i − 1) − 1/(N − g)) / (3(g − 1)), referred to χ²_{g−1}."""
@@ -86,6 +95,11 @@ def fail_rate(noise: Noise, higher: bool, value: float) -> float:
     passing = [1 - t_cdf(df, ((value - m) if higher else (m - value)) / (s * noise.factor))
                for m, s, df in zip(noise.means, noise.sds, noise.dfs, strict=True)]
     return 1.0 - math.prod(passing)
+
+
+def cross_rate(noise: Noise, higher: bool, value: float | None) -> float | None:
+    """The estimated chance that a fresh run of some group is past `value` (a warn level), as `fail_rate`."""
+    return None if value is None else fail_rate(noise, higher, value)
 
 
 def detectable_change(noise: Noise, alpha: float, tests: int, power: float = POWER) -> tuple[float, float, int]:

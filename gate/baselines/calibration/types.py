@@ -11,6 +11,31 @@ from gate.kinds import get_kind
 
 DIRECTIONS = ("higher", "lower")
 
+
+@dataclass(frozen=True)
+class Scale:
+    """What the catalogue knows of a metric's values: the range they can take (None: unbounded on that side)
+    and whether it is a quality to gate on at all (a p-value or a count is not: `why` says which)."""
+
+    low: float | None = None
+    high: float | None = None
+    why_not: str | None = None  # e.g. "a p-value": no check is proposed on it
+
+    def outside(self, value: float, higher: bool) -> bool:
+        """Whether a floor (`min` when higher is better, else `max`) at `value` could never fail: it lies at or
+        beyond the end of the range the metric cannot pass."""
+        return (self.low is not None and value <= self.low) if higher else \
+            (self.high is not None and value >= self.high)
+
+    @property
+    def width(self) -> float | None:
+        return self.high - self.low if self.low is not None and self.high is not None else None
+
+    def label(self) -> str:
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        return f"{low} to {'inf' if self.high is None else f'{self.high:g}'}"
+
+
 def default_metrics(kind: str, available: Collection[str]) -> tuple[str, ...]:
     """The default metrics of `kind` among those `available` in the reports: the kind's `calibration_metrics`,
     then what its `calibrated` adds from the reports (e.g. a rubric's per-category scores: a regression
@@ -39,6 +64,7 @@ class Proposal:
     df: int | None = None  # degrees of freedom of the t quantile (the smallest, where groups differ)
     pooled: bool = True  # one σ for all groups (False: each group's own s, as Bartlett's test found them unequal)
     homogeneity_p: float | None = None  # Bartlett's p for equal variances across groups (None: not testable)
+    warn_rate: float | None = None  # estimated chance that a fresh run crosses the warn level on some group
 
 
 @dataclass(frozen=True)
@@ -59,6 +85,7 @@ class ChangeProposal:
     alpha: float
     pooled: bool = True
     bound: float = 0.0  # the proposed max_decrease/max_increase: 0 (any significant change) or `value` (--min-effect)
+    constant: bool = False  # the metric never moved over the k runs: its test's noise is the agreement floor
 
 
 @dataclass(frozen=True)
@@ -75,3 +102,4 @@ class Calibration:
     skipped: tuple[Skipped, ...]
     changes: tuple[ChangeProposal, ...] = ()
     alpha: float | None = None  # the gate's `alpha` the change checks were sized for (None: no change checks)
+    warn_budget: float | None = None  # the warn levels' shared false-warning rate (None: per group, --warn-z)

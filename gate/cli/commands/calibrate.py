@@ -15,7 +15,8 @@ from gate.kinds import KINDS
 
 def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, output: Path | None, *,
                       metrics: str | None = None, alpha: float = 0.05, scope: str = "suite",
-                      floor_budget: float = 0.01, min_effect: bool = False) -> None:
+                      floor_budget: float = 0.01, min_effect: bool = False,
+                      warn_budget: float | None = calibration.WARN_BUDGET) -> None:
     reports, problems = [], []
     for path in paths:
         document, found = io.read_json_document(path)
@@ -32,21 +33,26 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
     available = {kind: _metrics(reports, kind) for kind in KINDS}
     directions = {kind: {m: d.value for m in available[kind] if (d := scorer.direction(m)) is not None}
                   for kind, scorer in KINDS.items()}
+    scales = calibration.scales_of({kind: scorer.metrics for kind, scorer in KINDS.items()}, available)
     chosen = _chosen(metrics, available)
     try:
         result = calibration.calibrate(reports, directions, z=z, warn_z=warn_z, metrics=chosen, alpha=alpha,
-                                       scope=scope, floor_budget=floor_budget, min_effect=min_effect)
+                                       scope=scope, floor_budget=floor_budget, min_effect=min_effect,
+                                       warn_budget=warn_budget, scales=scales)
     except ValueError as exc:
         fix = ("pass k >= 2 report.json files of repeated runs of the same system; --warn-z below --z; "
-               "--alpha and --floor-budget between 0 and 0.5; --scope a level the reports have")
+               "--alpha and --floor-budget between 0 and 0.5, --warn-budget from 0 to below 1; --scope a level "
+               "the reports have")
         raise ConfigError("cannot calibrate", [Problem(expected=str(exc), fix=fix)]) from None
     text = calibration.snippet(result)
     estimate, ceiling = calibration.gate_false_alarm(result)
-    checks = len({(p.suite, p.metric) for p in result.proposals})
+    warned, warn_ceiling = calibration.warning_rate(result)
+    checks = len({(p.suite, p.metric) for p in result.proposals} | {(c.suite, c.metric) for c in result.changes})
     if output:
         io.write_text_atomic(output, text)
         sys.stdout.write(f"wrote {io.display_path(output)}: {checks} proposed checks from {len(reports)} runs; "
-                         f"expected gate-level false-alarm rate ≈ {estimate:.1%} (at most {ceiling:.1%})\n")
+                         f"expected gate-level false-alarm rate ≈ {estimate:.1%} (at most {ceiling:.1%}), "
+                         f"warning rate ≈ {warned:.1%} (at most {warn_ceiling:.1%})\n")
         if (advice := calibration.over_alpha(result)) is not None:
             sys.stdout.write(f"  {advice}\n")
         sys.stdout.write("  Merge it into gate.yml: its `alpha:` at the top level, and under each suite each metric's "
@@ -54,7 +60,7 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
     else:
         sys.stdout.write(text)
     if result.skipped:
-        sys.stderr.write(f"{len(result.skipped)} metric(s) not calibrated:\n")
+        sys.stderr.write(f"{len(result.skipped)} metric(s) or floor(s) not proposed (the snippet lists them too):\n")
         for skipped in result.skipped[:40]:
             what = f"{skipped.suite}.{skipped.metric}" if skipped.metric else skipped.suite
             sys.stderr.write(f"  {what}{f' ({skipped.level})' if skipped.level else ''}: {skipped.reason}\n")

@@ -62,7 +62,7 @@ def test_metrics_alpha_and_scope_options(tmp_path, monkeypatch, capsys):
     assert run_cli(monkeypatch, "calibrate", *paths, "--metrics", "bertscore_recall, bertscore_f1",
                    "--alpha", "0.01", "--scope", "group", "-o", "proposed.yml") == 0
     out = capsys.readouterr().out
-    assert "expected gate-level false-alarm rate ≈" in out
+    assert "expected gate-level false-alarm rate ≈" in out and "warning rate ≈" in out
     snippet = yaml.safe_load((tmp_path / "proposed.yml").read_text())
     checks = snippet["suites"]["fb"]["checks"]
     assert set(checks) == {"bertscore_f1", "bertscore_recall"} and snippet["alpha"] == 0.01
@@ -77,3 +77,14 @@ def test_a_metric_no_suite_has_or_an_unknown_scope_is_exit_2(tmp_path, monkeypat
     assert run_cli(monkeypatch, "calibrate", *paths, "--scope", "grop") == 2
     assert "grop" in capsys.readouterr().err
     assert run_cli(monkeypatch, "calibrate", *paths, "--alpha", "0.6") == 2
+
+
+def test_warn_levels_share_the_warn_budget_and_zero_means_none(tmp_path, monkeypatch, capsys):
+    paths = write_runs(tmp_path)
+    assert run_cli(monkeypatch, "calibrate", *paths, "--warn-budget", "0.05") == 0
+    text = capsys.readouterr().out
+    assert "they share --warn-budget 0.05" in text and "Expected warning rate of an unchanged system" in text
+    assert all("warn" in c[0] for c in yaml.safe_load(text)["suites"]["fb"]["checks"].values())
+    assert run_cli(monkeypatch, "calibrate", *paths, "--warn-budget", "0") == 0
+    checks = yaml.safe_load(capsys.readouterr().out)["suites"]["fb"]["checks"]
+    assert not any("warn" in c[0] for c in checks.values())
