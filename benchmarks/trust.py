@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/trust.py                  # every kind, 1000 trials per cell (≈ 4 min on 2 cores)
     .venv/bin/python benchmarks/trust.py --trials 40 --items 40 100 --kinds drift rag
     .venv/bin/python benchmarks/trust.py --recipe bound    # max_decrease at the calibrated MDE instead of 0
-    .venv/bin/python benchmarks/trust.py --runs 1 --samples 3  # one run per side, 3 generations per item
-    .venv/bin/python benchmarks/trust.py --json out.json
+    .venv/bin/python benchmarks/trust.py --recipe calibrate --trials 400  # issue 35's cases (trust_cases.py)
+    .venv/bin/python benchmarks/trust.py --runs 1 --samples 3 --json out.json  # 3 generations per item
 
 What it simulates (seeded, `--seed`): per kind a suite of n items whose values have a latent per-item quality
 plus run-to-run noise of the size benign rewording causes for that kind (below), and a small shared per-run
@@ -66,6 +66,9 @@ from gate.kinds.samples import collapse  # noqa: E402
 from gate.results import Item, SuiteResult  # noqa: E402
 from gate.stats import ItemStatistic, change_test, strictest_level, t_quantile  # noqa: E402
 from gate.stats import statistics as st  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import trust_cases  # noqa: E402
 
 FRACTIONS = (0.05, 0.1, 0.2, 0.3)
 ALPHA = 0.05
@@ -249,23 +252,14 @@ def measure(kind: Kind, n: int, trials: int, seed: int, recipe: str, runs: int, 
     return out
 
 
-def _half_width(p: float, n: int) -> float:
-    """Half-width of a binomial 95 % interval (Wald, floored at one event so 0 % is not ±0)."""
-    return 1.96 * math.sqrt(max(p * (1 - p), 1 / n) / n)
-
-
-def _ci(p: float, n: int) -> str:
-    return f"±{_half_width(p, n):.1%}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kinds", nargs="+", default=list(RECIPE), choices=list(KINDS))
-    parser.add_argument("--items", nargs="+", type=int, default=[40, 100])
+    parser.add_argument("--kinds", nargs="+", choices=[*KINDS, *trust_cases.CASES], help="default: the recipe's")
+    parser.add_argument("--items", nargs="+", type=int)
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--recipe", choices=("zero", "bound"), default="zero")
-    parser.add_argument("--runs", type=int, default=5, help="blessed runs in the baseline snapshot (K; the recipe: 5)")
+    parser.add_argument("--recipe", choices=("zero", "bound", "calibrate"), default="zero")
+    parser.add_argument("--runs", type=int, help="blessed runs K (the recipe: 5; --recipe calibrate: each case's)")
     parser.add_argument("--shared", type=float, default=0.0,
                         help="scale of the shared per-run offsets (1: faithfulness moves 0.1 × its noise per run)")
     parser.add_argument("--samples", type=int, default=1,
@@ -274,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    if args.recipe == "calibrate":
+        rows, missed = trust_cases.table(args.kinds or list(trust_cases.CASES), args.items, args.trials, args.seed,
+                                         args.runs)
+        return _finish(started, missed, args.json, {"recipe": args.recipe, "rows": rows})
+    args.kinds, args.items, args.runs = args.kinds or list(RECIPE), args.items or [40, 100], args.runs or 5
     rows = []
     print(f"recipe: bless {args.runs} run(s) of {args.samples} sample(s) per item; significant change checks at "
           "suite scope, max_decrease "
@@ -290,18 +289,23 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             detected = " | ".join(f"{row['detected'][f]:.0%}" for f in FRACTIONS)
             smallest = f"{row['smallest_f']:g}" if row["smallest_f"] is not None else "> 0.3"
-            print(f"| {name} | {n} | {row['false_alarms']:.1%} {_ci(row['false_alarms'], args.trials)} | "
+            ci = trust_cases.half_width(row["false_alarms"], args.trials)
+            print(f"| {name} | {n} | {row['false_alarms']:.1%} ±{ci:.1%} | "
                   f"{row['inconclusive']:.1%} | {detected} | {smallest} |", flush=True)
-            if row["false_alarms"] - _half_width(row["false_alarms"], args.trials) > 0.05:
+            if row["false_alarms"] - ci > 0.05:
                 missed.append(f"{name} n={n}: false alarms {row['false_alarms']:.1%}, significantly above 5%")
             if n >= 40 and row["detected"][0.1] < 0.95:
                 missed.append(f"{name} n={n}: f=0.1 detected {row['detected'][0.1]:.0%} < 95%")
+    return _finish(started, missed, args.json, {"recipe": args.recipe, "runs": args.runs, "shared": args.shared,
+                                                "rows": rows})
+
+
+def _finish(started: float, missed: list[str], path: Path | None, document: dict) -> int:
     print(f"\n{time.perf_counter() - started:.0f} s")
     for line in missed:
         print(f"target missed: {line}")
-    if args.json:
-        args.json.write_text(json.dumps({"recipe": args.recipe, "runs": args.runs, "shared": args.shared,
-                                         "rows": rows}, indent=2, default=str))
+    if path:
+        path.write_text(json.dumps(document, indent=2, default=str))
     return 1 if missed else 0
 
 
