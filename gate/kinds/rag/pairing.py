@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gate.kinds.rag import compare as rag_compare
+import gate.kinds.rag.compare as rag_compare
 from gate.kinds.rag.config import RagSuiteConfig
 from gate.kinds.rag.records import PairKey, RagRecord
 

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 import gate.kinds.rag.compare as rag_compare
+import gate.kinds.rag.pairing as pairing
 import gate.kinds.rag.summary as rag_summary
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
-from gate.kinds.rag import pairing
 from gate.kinds.rag.checks import check_problem, per_query_metrics
 from gate.kinds.rag.config import RagSuiteConfig, rag_models
 from gate.kinds.rag.generation import (
