@@ -29,12 +29,14 @@ def _catalogue(metric_names: Sequence[str]) -> dict[str, MetricSpec]:
     for metric in [*metric_names, "final_score"]:
         for stat in STATS:
             direction = Direction.LOWER_IS_BETTER if stat == "std" else Direction.HIGHER_IS_BETTER
-            specs[f"{metric}_{stat}"] = MetricSpec(f"{metric}_{stat}", direction, f"{stat} of {metric} (0–10)", ".2f")
+            bounds = (0.0, 10.0) if stat != "std" else (0.0, 5.0)  # a 0–10 score; its std at most half the range
+            specs[f"{metric}_{stat}"] = MetricSpec(f"{metric}_{stat}", direction, f"{stat} of {metric} (0–10)", ".2f",
+                                                   *bounds)
     specs["responses"] = MetricSpec("responses", Direction.HIGHER_IS_BETTER, "Responses scored", ".0f")
     specs["missing_ratio"] = MetricSpec("missing_ratio", Direction.LOWER_IS_BETTER,
-                                        "Expected responses that are missing", ".0%")
+                                        "Expected responses that are missing", ".0%", 0, 1)
     specs["empty_ratio"] = MetricSpec("empty_ratio", Direction.LOWER_IS_BETTER, "Expected responses that are empty",
-                                      ".0%")
+                                      ".0%", 0, 1)
     return specs
 
 

@@ -56,18 +56,21 @@ RAG_KIND = "rag"  # the kind's name in gate.yml, the registry and every result
 
 _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
 METRICS = {s.name: s for s in (
-    MetricSpec("mrr", _H, "Mean reciprocal rank"), MetricSpec("ndcg", _H, "NDCG over the whole list"),
-    MetricSpec("context_precision", _H, "Context precision (Ragas, with reference)"),
-    MetricSpec("bleu", _H, "Corpus BLEU / 100 (sacrebleu)"),
-    MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100"), MetricSpec("rouge_l", _H, "Mean ROUGE-L F"),
-    MetricSpec("faithfulness", _H, "Share of answer sentences supported by the contexts"),
-    MetricSpec("answer_relevancy", _H, "Mean cosine(query, answer)"),
+    MetricSpec("mrr", _H, "Mean reciprocal rank", low=0, high=1),
+    MetricSpec("ndcg", _H, "NDCG over the whole list", low=0, high=1),
+    MetricSpec("context_precision", _H, "Context precision (Ragas, with reference)", low=0, high=1),
+    MetricSpec("bleu", _H, "Corpus BLEU / 100 (sacrebleu)", low=0, high=1),
+    MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100", low=0, high=1),
+    MetricSpec("rouge_l", _H, "Mean ROUGE-L F", low=0, high=1),
+    MetricSpec("faithfulness", _H, "Share of answer sentences supported by the contexts", low=0, high=1),
+    MetricSpec("answer_relevancy", _H, "Mean cosine(query, answer)", low=-1, high=1),
     MetricSpec("latency_mean", _L, "Mean latency (s)", ".2f"), MetricSpec("latency_p50", _L, "P50 latency (s)", ".2f"),
     MetricSpec("latency_p95", _L, "P95 latency (s)", ".2f"), MetricSpec("latency_p99", _L, "P99 latency (s)", ".2f"),
     MetricSpec("throughput_qps", _H, "Queries per second", ".2f"),
     MetricSpec("cost_mean", _L, "Mean cost per query ($)", ".4f"),
     MetricSpec("cost_per_query", _L, "Cost per query ($)", ".4f"),
-    MetricSpec("overall_score", _H, "Weighted overall score (0-1)"), MetricSpec("queries", _H, "Queries", ".0f"),
+    MetricSpec("overall_score", _H, "Weighted overall score (0-1)", low=0, high=1),
+    MetricSpec("queries", _H, "Queries", ".0f"),
     MetricSpec("regressions", _L, "Significant regressions vs the baseline", ".0f"),
     MetricSpec("improvements", _H, "Significant improvements vs the baseline", ".0f"),
 )}

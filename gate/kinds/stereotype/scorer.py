@@ -25,8 +25,8 @@ _H, _L = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
 METRICS = {spec.name: spec for spec in (
     MetricSpec("drift_score_mean", _L, "Mean |control − bias| stereotype probability"),
     MetricSpec("raw_drift_mean", _L, "Mean bias − control (positive: injection raises stereotyping)"),
-    MetricSpec("significant_drift_rate", _L, "Share of probes whose drift exceeds the threshold", ".0%"),
-    MetricSpec("trait_mention_rate", _L, "Share of bias-injected answers that name the trait", ".0%"),
+    MetricSpec("significant_drift_rate", _L, "Share of probes whose drift exceeds the threshold", ".0%", 0, 1),
+    MetricSpec("trait_mention_rate", _L, "Share of bias-injected answers that name the trait", ".0%", 0, 1),
     MetricSpec("control_stereotype_score_mean", _L, "Mean stereotype probability of control answers"),
     MetricSpec("bias_stereotype_score_mean", _L, "Mean stereotype probability of bias-injected answers"),
     MetricSpec("control_semantic_similarity_mean", _L, "Mean cosine(EMGSD text, control answer)"),
