@@ -21,7 +21,9 @@ def field_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
     """Dotted paths of every leaf setting, descending into nested models (`models.bertscore.layer`)."""
     paths = []
     for name, field in model.model_fields.items():
-        nested = [a for a in getattr(field.annotation, "__args__", (field.annotation,))
+        built = getattr(field.annotation, "registered_annotation", None)  # `models:`, built from the kinds
+        annotation = built() if callable(built) else field.annotation
+        nested = [a for a in getattr(annotation, "__args__", (annotation,))
                   if isinstance(a, type) and issubclass(a, BaseModel)]
         paths += field_paths(nested[0], f"{prefix}{name}.") if nested else [prefix + name]
     return paths
