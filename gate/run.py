@@ -85,10 +85,10 @@ def judged_run(settings: Settings, *, quiet: bool = False, verbose: bool = False
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
     selected = select_suites(config, settings.suites, settings.models)
     io.check_report_directory(output_dir, **report_place(settings, base_dir))  # refused before the model work
-    generated = generate_records(config, selected, settings)  # the candidates the suites' `generate:` produce
-    if generated.dry_run:
-        return ExitCode.PASSED
     with reading_data(data_root(settings, settings.config_path)):  # the candidate data: the PR's, nothing else
+        generated = generate_records(config, selected, settings)  # the candidates the suites' `generate:` produce
+        if generated.dry_run:
+            return ExitCode.PASSED
         results, model_work = measure(config, selected, base_dir, settings, shards=shards,
                                       shown=progress_for(settings, quiet))
     now = datetime.now(timezone.utc).replace(microsecond=0)

@@ -83,7 +83,8 @@ def check_template(template: str, rows: Sequence[Row], where: str, what: str = "
 
 def read_dataset(name: str, kind: str, generate: GenerateConfig, base_dir: Path, model: type[M], what: str, *,
                  tables: bool = False) -> list[M]:
-    """The rows of `generate.dataset` (relative to gate.yml, inside the workspace), validated into `model`;
+    """The rows of `generate.dataset` (relative to gate.yml, inside the workspace; under the pull request's tree when
+    gate.yml comes from a base checkout: prompts are data), validated into `model`;
     InputError naming each bad row's file, line and field. `what` names the rows in words ("questions")."""
     field = f"suites.{name}.generate.dataset"
     formats = "JSON or JSONL" + (", CSV or XLSX" if tables else "")
@@ -92,7 +93,7 @@ def read_dataset(name: str, kind: str, generate: GenerateConfig, base_dir: Path,
             field=field, expected=f"the {what} to ask ({formats} files)", found="nothing",
             fix=f"set `dataset:` under `generate:` to the {what}' files (globs, relative to gate.yml)")])
     problems: list[Problem] = []
-    paths, bad = io.expand_globs(generate.dataset, base_dir, field)
+    paths, bad = io.expand_globs(generate.dataset, base_dir, field, data=True)  # the pull request's data
     problems += bad
     raw, bad = io.read_records(paths, tables=tables)
     problems += bad

@@ -33,6 +33,7 @@ from gate.generate.cassettes import Cassette, CassetteFingerprint, Mode, cassett
 from gate.generate.plan import make_plan
 from gate.generate.providers.types import Provider
 from gate.generate.runner import generate
+from gate.io import paths
 from gate.kinds import get_kind
 from gate.kinds.generation import Answered, Call, Generation
 from gate.results import SuiteResult
@@ -165,7 +166,12 @@ def _suite(name: str, suite: SuiteBase, config: GateConfig, base_dir: Path, sett
     for call in calls:
         by_model.setdefault(call.request.model, []).append(call)
     provider_name = generate_config.provider
-    directory = base_dir / config.cassettes
+    # The pull request's data — its dataset, its cassettes, the records it generates — live where the suite's
+    # records are read: beside gate.yml, or under the pull request's tree when gate.yml comes from a base checkout.
+    data_dir, _, problem = paths.data_place(base_dir, f"suites.{name}.generate")
+    if problem is not None:
+        raise InputError(f"suite {name}: where its generated data go", [problem])
+    directory = data_dir / config.cassettes
     price = Price(generate_config.price.prompt_per_million, generate_config.price.completion_per_million) \
         if generate_config.price else None
     command = record_command(settings, name)
@@ -197,7 +203,7 @@ def _suite(name: str, suite: SuiteBase, config: GateConfig, base_dir: Path, sett
         if provider is not None:
             provider.close()
     records = recipe.records(suite, generate_config, answered)
-    io.write_text_atomic(base_dir / output, "".join(json.dumps(r, ensure_ascii=False, sort_keys=False) + "\n"
+    io.write_text_atomic(data_dir / output, "".join(json.dumps(r, ensure_ascii=False, sort_keys=False) + "\n"
                                                     for r in records))
     return SuiteGeneration(name, Path(output), len(records), tuple(models), mode.value)
 

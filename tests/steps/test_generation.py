@@ -203,3 +203,23 @@ def test_a_new_model_version_makes_the_snapshot_not_comparable(wordcount, server
     baseline = json.loads((root / "new" / "report.json").read_text())["suites"][0]["baseline"]
     assert baseline["comparable"] is False
     assert baseline["differences"] == [f"generated_by: ['{fake_openai.MODEL_VERSION}'] → ['fake-model-2025-01-01']"]
+
+
+def test_with_a_base_checkout_the_pull_request_supplies_the_data(wordcount, server, monkeypatch, invoke):  # noqa: F811
+    """The single-job recipe: gate.yml (providers, models, template) from the base branch; the dataset, the cassettes
+    and the generated records are the pull request's data, read and written in its tree."""
+    pr, base = wordcount / "pr", wordcount / "base"
+    for tree in (pr, base):
+        tree.mkdir()
+        setup(tree, server.base_url, models="[gpt-a]")
+    (pr / "prompts.jsonl").write_text(json.dumps({"prompt": "The pull request's prompt."}) + "\n")
+    monkeypatch.chdir(pr)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(pr))
+    ran = invoke(base, "run", "--no-publish", "--base-checkout", str(base), "--output-dir", str(pr / "report"),
+                 "--cassettes", "record-missing", base_url=server.base_url)
+    assert ran.exit_code == 0, ran.output
+    assert [c["body"]["messages"][-1]["content"] for c in server.calls] == [
+        "Please answer briefly. The pull request's prompt."]
+    assert (pr / "cassettes" / "lengths" / "chat__gpt-a.jsonl").exists() and not (base / "cassettes").exists()
+    assert json.loads((pr / "answers.jsonl").read_text())["response"].endswith("The pull request's prompt.")
+    assert not (base / "answers.jsonl").exists()

@@ -9,7 +9,7 @@ from gate import io
 from gate.config.settings import Settings
 from gate.errors import ConfigError, ExitCode, Problem
 from gate.run import read_config
-from gate.steps import select_suites
+from gate.steps import data_root, reading_data, select_suites
 from gate.steps.generation import generate_records, generating
 
 
@@ -22,7 +22,8 @@ def generate_candidates(settings: Settings) -> ExitCode:
             expected="a selected suite with `generate:`", found="none" + (
                 f" among {', '.join(settings.suites)}" if settings.suites else ""),
             fix="add `generate:` to a suite (docs/generation.md), or select one with --suite")])
-    done = generate_records(config, selected, settings)
+    with reading_data(data_root(settings, settings.config_path)):  # with --base-checkout: the PR's tree
+        done = generate_records(config, selected, settings)
     for note in done.notes:
         sys.stdout.write(f"{note}\n")
     for suite in done.suites:

@@ -8,13 +8,13 @@ docs/kinds.md walks through it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
+from gate import io
 from gate.config import CheckConfig, SuiteBase
 from gate.config.generation import GenerateConfig
 from gate.errors import InputError, Problem
@@ -42,14 +42,18 @@ class Response:
 
 
 def load(name: str, suite: WordcountSuiteConfig, base_dir: Path) -> list[Response]:
-    path = base_dir / suite.records
-    rows, problems = [], []
-    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        record = json.loads(text)
-        missing = [f for f in ("model", "response") if not isinstance(record.get(f), str)]
-        problems += [Problem(file=suite.records, line=line, field=f, expected="a string") for f in missing]
+    """Read through gate.io as candidate data (`data=True`): confined to the workspace, and under the pull
+    request's tree (or its uploaded files) when the gate itself comes from the base branch."""
+    paths, problems = io.expand_globs([suite.records], base_dir, f"suites.{name}.records", data=True)
+    raw, bad = io.read_records(paths)
+    problems += bad
+    rows = []
+    for record in raw:
+        missing = [f for f in ("model", "response") if not isinstance(record.data.get(f), str)]
+        problems += [Problem(file=suite.records, line=record.source.line, field=f, expected="a string")
+                     for f in missing]
         if not missing:
-            rows.append(Response(record["model"], record["response"]))
+            rows.append(Response(record.data["model"], record.data["response"]))
     if problems:
         raise InputError(f"suite {name!r}: invalid records", problems)
     return rows
@@ -80,12 +84,14 @@ def view(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
 def calls(name: str, suite: WordcountSuiteConfig, generate: GenerateConfig, base_dir: Path) -> list[Call]:
     """One call per (prompt, model, sample): the dataset is JSON Lines of {"prompt": ...}."""
     found = []
-    for pattern in generate.dataset or ():
-        for line, text in enumerate((base_dir / pattern).read_text(encoding="utf-8").splitlines(), 1):
-            row = json.loads(text)
-            prompt = (generate.prompt or "{prompt}").format(**row)
-            found += [Call(Request(model, asked(generate, prompt), parameters=parameters(generate), sample=sample),
-                           {"model": model, "line": line}) for model, sample in draws(generate)]
+    paths, problems = io.expand_globs(generate.dataset or [], base_dir, f"suites.{name}.generate.dataset", data=True)
+    raw, bad = io.read_records(paths)
+    if problems or bad:
+        raise InputError(f"suite {name!r}: invalid dataset", problems + bad)
+    for row in raw:
+        prompt = (generate.prompt or "{prompt}").format(**row.data)
+        found += [Call(Request(model, asked(generate, prompt), parameters=parameters(generate), sample=sample),
+                       {"model": model, "line": row.source.line}) for model, sample in draws(generate)]
     return found
 
 
