@@ -63,8 +63,18 @@ def _rag_sample(directory: Path) -> dict:
     return {"kind": "rag", "records": "c.jsonl", "baseline": "b.jsonl"}
 
 
+def _trajectory_sample(directory: Path) -> dict:
+    steps = [{"tool": "search", "arguments": {"q": "x"}}, {"tool": "answer", "arguments": {}}]
+    rows = [{"task_id": t, "model": m, "sample": s, "steps": steps[: 1 + (s + i) % 2], "success": s != 1,
+             "cost": 0.01 * s} for i, t in enumerate(("t1", "t2")) for m in ("a", "b") for s in range(3)]
+    (directory / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (directory / "base.jsonl").write_text(json.dumps({"task_id": "t1", "model": "a", "steps": steps}) + "\n")
+    return {"kind": "trajectory", "records": "runs.jsonl", "baseline": "base.jsonl",
+            "expect": {"t1": {"tools_called": ["answer"]}, "t3": {"max_steps": 1}}}
+
+
 SAMPLES = {"drift": _drift_sample, "stereotype": _stereotype_sample, "stability": _stability_sample,
-           "heuristic": _heuristic_sample, "rag": _rag_sample}
+           "heuristic": _heuristic_sample, "rag": _rag_sample, "trajectory": _trajectory_sample}
 
 
 def test_every_config_kind_has_a_scorer_and_a_sample():

@@ -11,6 +11,7 @@ from gate.kinds.heuristic import view as heuristic
 from gate.kinds.rag import view as rag
 from gate.kinds.stability import view as stability
 from gate.kinds.stereotype import view as stereotype
+from gate.kinds.trajectory import view as trajectory
 from gate.report import views
 from gate.results import GroupResult, SuiteResult
 from tests.support.kinds import with_view
@@ -19,7 +20,7 @@ from tests.support.kinds import with_view
 def test_every_kind_has_its_own_view():
     assert {kind: KINDS[kind].view for kind in KINDS} == {
         "drift": drift.build, "stereotype": stereotype.build, "stability": stability.build,
-        "heuristic": heuristic.build, "rag": rag.build}
+        "heuristic": heuristic.build, "rag": rag.build, "trajectory": trajectory.build}
 
 
 def test_a_kind_without_a_view_of_its_own_gets_a_table_per_level(monkeypatch):

@@ -1,0 +1,217 @@
+"""The JSON Schema a trajectory suite's `arguments:` constraints are written in: a subset of draft 2020-12.
+
+Supported (with 2020-12's meaning): `type` (one or a list; "integer" is a number with no fractional part; true and
+false are booleans, never numbers), `enum`, `const`, `properties`, `required`, `additionalProperties` (true/false
+or a schema), `minProperties`, `maxProperties`, `items` (one schema for every item), `minItems`, `maxItems`,
+`uniqueItems`, `minLength`, `maxLength` (in code points), `pattern` (searched anywhere in the string, Python's
+`re` syntax), `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers), `multipleOf`, `allOf`,
+`anyOf`, `oneOf`, `not`, and the boolean schemas `true`/`false`. Annotations (`title`, `description`, `$comment`,
+`default`, `examples`, `$schema`, `deprecated`) are allowed and ignored. Any other keyword (`$ref`, `format`,
+`patternProperties`, `if`, ...) is refused when gate.yml is loaded, never silently skipped, so a constraint the gate
+cannot check never passes. Pure: `problems` checks a schema, `violations` an instance against it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+ANNOTATIONS = frozenset({"title", "description", "$comment", "default", "examples", "$schema", "deprecated"})
+_SCHEMA = frozenset({"additionalProperties", "items", "not"})  # keyword -> one schema
+_SCHEMAS = frozenset({"allOf", "anyOf", "oneOf"})  # keyword -> a non-empty list of schemas
+_COUNTS = frozenset({"minProperties", "maxProperties", "minItems", "maxItems", "minLength", "maxLength"})
+_NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+KEYWORDS = frozenset({"type", "enum", "const", "properties", "required", "uniqueItems", "pattern",
+                      *_SCHEMA, *_SCHEMAS, *_COUNTS, *_NUMBERS})
+
+
+def problems(schema: Any, where: str = "") -> list[str]:
+    """What makes `schema` unusable (an unsupported keyword, a malformed value), each naming its place."""
+    at = where or "the schema"
+    if isinstance(schema, bool):
+        return []
+    if not isinstance(schema, dict):
+        return [f"{at}: a schema is an object or true/false, found {type(schema).__name__}"]
+    found: list[str] = []
+    for keyword, value in schema.items():
+        here = f"{where}.{keyword}" if where else keyword
+        if keyword in ANNOTATIONS:
+            continue
+        if keyword not in KEYWORDS:
+            found.append(f"{here}: unsupported keyword (supported: {', '.join(sorted(KEYWORDS))})")
+        elif keyword == "type":
+            names = value if isinstance(value, list) else [value]
+            if not names or any(n not in TYPES for n in names):
+                found.append(f"{here}: one of {', '.join(TYPES)}, or a list of them")
+        elif keyword == "enum" and not isinstance(value, list):
+            found.append(f"{here}: a list of values")
+        elif keyword == "properties":
+            if not isinstance(value, dict):
+                found.append(f"{here}: an object of schemas")
+            else:
+                found += [p for name, sub in value.items() for p in problems(sub, f"{here}.{name}")]
+        elif keyword == "required" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            found.append(f"{here}: a list of property names")
+        elif keyword in _SCHEMA:
+            found += problems(value, here)
+        elif keyword in _SCHEMAS:
+            if not isinstance(value, list) or not value:
+                found.append(f"{here}: a non-empty list of schemas")
+            else:
+                found += [p for i, sub in enumerate(value) for p in problems(sub, f"{here}[{i}]")]
+        elif keyword in _COUNTS and not (_is_int(value) and value >= 0):
+            found.append(f"{here}: a whole number ≥ 0")
+        elif keyword in _NUMBERS and not (_is_number(value) and (keyword != "multipleOf" or value > 0)):
+            found.append(f"{here}: a number" + (" > 0" if keyword == "multipleOf" else ""))
+        elif keyword == "uniqueItems" and not isinstance(value, bool):
+            found.append(f"{here}: true or false")
+        elif keyword == "pattern":
+            try:
+                re.compile(value) if isinstance(value, str) else None
+            except re.error as exc:
+                found.append(f"{here}: a regular expression ({exc})")
+            if not isinstance(value, str):
+                found.append(f"{here}: a regular expression")
+    return found
+
+
+def violations(instance: Any, schema: Any, path: str = "$") -> Iterator[str]:
+    """Why `instance` does not match `schema` (a schema `problems` accepted), each naming where; none: it does."""
+    if schema is True:
+        return
+    if schema is False:
+        yield f"{path}: no value is allowed here"
+        return
+    if "type" in schema:
+        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(_has_type(instance, name) for name in names):
+            yield f"{path}: expected {' or '.join(names)}, found {_type_name(instance)}"
+            return
+    if "const" in schema and not equal(instance, schema["const"]):
+        yield f"{path}: expected {_shown(schema['const'])}, found {_shown(instance)}"
+    if "enum" in schema and not any(equal(instance, v) for v in schema["enum"]):
+        yield f"{path}: expected one of {_shown(schema['enum'])}, found {_shown(instance)}"
+    if isinstance(instance, dict):
+        yield from _object(instance, schema, path)
+    elif isinstance(instance, list):
+        yield from _array(instance, schema, path)
+    elif isinstance(instance, str):
+        yield from _string(instance, schema, path)
+    elif _is_number(instance):
+        yield from _number(instance, schema, path)
+    for sub in schema.get("allOf", ()):
+        yield from violations(instance, sub, path)
+    if "anyOf" in schema and not any(_valid(instance, s) for s in schema["anyOf"]):
+        yield f"{path}: matches none of anyOf's {len(schema['anyOf'])} schemas"
+    if "oneOf" in schema:
+        matched = sum(1 for s in schema["oneOf"] if _valid(instance, s))
+        if matched != 1:
+            yield f"{path}: matches {matched} of oneOf's {len(schema['oneOf'])} schemas, not exactly one"
+    if "not" in schema and _valid(instance, schema["not"]):
+        yield f"{path}: matches the schema under `not`"
+
+
+def _valid(instance: Any, schema: Any) -> bool:
+    return next(violations(instance, schema), None) is None
+
+
+def _object(instance: dict, schema: dict, path: str) -> Iterator[str]:
+    for name in schema.get("required", ()):
+        if name not in instance:
+            yield f"{path}: lacks the required property {name!r}"
+    properties = schema.get("properties", {})
+    for name, value in instance.items():
+        if name in properties:
+            yield from violations(value, properties[name], f"{path}.{name}")
+        elif "additionalProperties" in schema:
+            extra = schema["additionalProperties"]
+            if extra is False:
+                yield f"{path}: has the property {name!r}, which the schema does not allow"
+            else:
+                yield from violations(value, extra, f"{path}.{name}")
+    if len(instance) < schema.get("minProperties", 0):
+        yield f"{path}: has {len(instance)} properties, fewer than {schema['minProperties']}"
+    if "maxProperties" in schema and len(instance) > schema["maxProperties"]:
+        yield f"{path}: has {len(instance)} properties, more than {schema['maxProperties']}"
+
+
+def _array(instance: list, schema: dict, path: str) -> Iterator[str]:
+    if "items" in schema:
+        for i, value in enumerate(instance):
+            yield from violations(value, schema["items"], f"{path}[{i}]")
+    if len(instance) < schema.get("minItems", 0):
+        yield f"{path}: has {len(instance)} items, fewer than {schema['minItems']}"
+    if "maxItems" in schema and len(instance) > schema["maxItems"]:
+        yield f"{path}: has {len(instance)} items, more than {schema['maxItems']}"
+    if schema.get("uniqueItems") and any(equal(a, b) for i, a in enumerate(instance) for b in instance[i + 1:]):
+        yield f"{path}: has repeated items"
+
+
+def _string(instance: str, schema: dict, path: str) -> Iterator[str]:
+    if len(instance) < schema.get("minLength", 0):
+        yield f"{path}: is {len(instance)} characters long, shorter than {schema['minLength']}"
+    if "maxLength" in schema and len(instance) > schema["maxLength"]:
+        yield f"{path}: is {len(instance)} characters long, longer than {schema['maxLength']}"
+    if "pattern" in schema and re.search(schema["pattern"], instance) is None:
+        yield f"{path}: {_shown(instance)} does not match the pattern {schema['pattern']!r}"
+
+
+def _number(instance: float, schema: dict, path: str) -> Iterator[str]:
+    bounds = (("minimum", lambda v, b: v >= b, "below"), ("maximum", lambda v, b: v <= b, "above"),
+              ("exclusiveMinimum", lambda v, b: v > b, "not above"), ("exclusiveMaximum", lambda v, b: v < b,
+                                                                       "not below"))
+    for keyword, holds, word in bounds:
+        if keyword in schema and not holds(instance, schema[keyword]):
+            yield f"{path}: {_shown(instance)} is {word} {keyword} {_shown(schema[keyword])}"
+    if "multipleOf" in schema:
+        quotient = instance / schema["multipleOf"]
+        if not (math.isfinite(quotient) and math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9)):
+            yield f"{path}: {_shown(instance)} is not a multiple of {_shown(schema['multipleOf'])}"
+
+
+def equal(a: Any, b: Any) -> bool:
+    """JSON equality: 1 and 1.0 are equal, true and 1 are not, objects and arrays compare element-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return bool(a == b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
+
+
+def _has_type(value: Any, name: str) -> bool:
+    if name == "integer":
+        return _is_number(value) and float(value).is_integer()
+    return _type_name(value) == name or (name == "number" and _is_number(value))
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if _is_number(value):
+        return "number"
+    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
