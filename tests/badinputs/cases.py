@@ -12,6 +12,7 @@ from tests.badinputs.cases_checks import impossible_check_cases
 from tests.badinputs.cases_config import config_cases
 from tests.badinputs.cases_kinds import heuristic_cases, rag_cases, stability_cases
 from tests.badinputs.cases_records import common_cases, drift_cases, stereotype_cases
+from tests.badinputs.cases_trajectory import trajectory_cases
 from tests.badinputs.cases_values import config_value_cases, number_cases, surrogate_cases
 from tests.badinputs.corpus import MB, RECORD_FILES, Case
 
@@ -19,7 +20,8 @@ __all__ = ["CASES", "MB", "Case"]
 
 CASES: tuple[Case, ...] = (
     *(c for kind in RECORD_FILES for c in common_cases(kind)),
-    *drift_cases(), *stereotype_cases(), *stability_cases(), *rag_cases(), *heuristic_cases(), *config_cases(),
+    *drift_cases(), *stereotype_cases(), *stability_cases(), *rag_cases(), *heuristic_cases(), *trajectory_cases(),
+    *config_cases(),
     *impossible_check_cases(),
     *surrogate_cases(), *number_cases(), *config_value_cases(),
 )

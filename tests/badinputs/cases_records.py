@@ -19,7 +19,7 @@ def common_cases(kind: str) -> list[Case]:
     stem = path.rsplit(".", 1)[0]
     glob_key = "candidates" if kind == "drift" else "records"
     required = {"stereotype": "trait", "stability": "task", "rag": "query", "heuristic": "category",
-                "drift": "model"}[kind]
+                "drift": "model", "trajectory": "model"}[kind]
     missing = {k: v for k, v in good.items() if k != required}
     return [
         case(f"{kind}-jsonl-syntax", kind, {path: jsonl(good) + '{"model": "m",\n'},

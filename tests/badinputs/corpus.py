@@ -13,6 +13,7 @@ from tests.badinputs.projects import (
     rag_record,
     stability_record,
     stereotype_record,
+    trajectory_record,
 )
 
 MB = "x" * 1_000_000
@@ -22,7 +23,7 @@ BAD_UTF8 = b'{"model": "m", "caf\xe9": 1}\n'
 @dataclass(frozen=True)
 class Case:
     id: str
-    kind: str  # drift, stereotype, stability, rag, heuristic, or config
+    kind: str  # drift, stereotype, stability, rag, heuristic, trajectory, or config
     files: MappingProxyType  # path -> text/bytes over the base project; None deletes a base file
     expect: tuple[str, ...]  # substrings of the message
     config: str = "gate.yml"  # the --config argument
@@ -48,6 +49,7 @@ RECORD_FILES = {
     "rag": ("rag/candidate.jsonl", rag_record()),
     "heuristic": ("heuristic/m.jsonl", heuristic_record()),
     "drift": ("outputs/m.jsonl", drift_candidate()),
+    "trajectory": ("trajectory/m.jsonl", trajectory_record()),
 }
 
 

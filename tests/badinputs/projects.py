@@ -57,6 +57,11 @@ def rag_record(id: object = "q1", **fields: object) -> dict:
             **fields}
 
 
+def trajectory_record(task_id: object = "t1", **fields: object) -> dict:
+    return {"task_id": task_id, "model": "m", "steps": [{"tool": "search", "arguments": {"q": "x"}, "tokens": 12}],
+            "final_answer": "done", "success": True, **fields}
+
+
 def heuristic_record(prompt_id: object = "C01", **fields: object) -> dict:
     return {"model": "m", "category": "coding", "prompt_id": prompt_id,
             "response": "def add(a, b):\n    return a + b", "prompt": "Write add.", **fields}
@@ -77,6 +82,7 @@ SUITES = {
     "stability": "  s:\n    kind: stability\n    records: stability/*\n",
     "rag": "  s:\n    kind: rag\n    records: rag/candidate.*\n    baseline: rag/baseline.*\n",
     "heuristic": "  s:\n    kind: heuristic\n    records: heuristic/*\n",
+    "trajectory": "  s:\n    kind: trajectory\n    records: trajectory/*\n",
 }
 
 
@@ -100,6 +106,8 @@ def base_files(kind: str) -> dict[str, str | bytes]:
         files["rag/baseline.jsonl"] = jsonl(rag_record("q1"), rag_record("q2"))
     elif kind == "heuristic":
         files["heuristic/m.jsonl"] = jsonl(heuristic_record("C01"), heuristic_record("C02"))
+    elif kind == "trajectory":
+        files["trajectory/m.jsonl"] = jsonl(trajectory_record("t1"), trajectory_record("t2"))
     return files
 
 

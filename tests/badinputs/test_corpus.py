@@ -25,10 +25,11 @@ from tests.badinputs.projects import (
     rag_record,
     stability_record,
     stereotype_record,
+    trajectory_record,
     write_project,
 )
 
-KINDS = ("drift", "stereotype", "stability", "rag", "heuristic")
+KINDS = ("drift", "stereotype", "stability", "rag", "heuristic", "trajectory")
 EARLIER = '{"schema": 1, "verdict": "pass", "suites": []}'  # a report an earlier llm-gate (no marker) wrote
 
 
@@ -98,6 +99,9 @@ ACCEPTED = {
                                  "rag/baseline.jsonl": jsonl(rag_record("q1"), rag_record("q9"))},
     "heuristic-empty-response": {"heuristic/m.jsonl": jsonl(heuristic_record(response=""),
                                                             heuristic_record("C2", response=None))},
+    "trajectory-no-steps-string-arguments-and-other-traces": {"trajectory/m.jsonl": jsonl(
+        trajectory_record(steps=[]), trajectory_record("t2", steps=[{"tool": "s", "arguments": "{not json"}]),
+        {"traceId": "ab", "spanId": "1", "name": "GET /health"})},
 }
 
 
