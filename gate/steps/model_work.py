@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gate import io
 from gate.config import GateConfig
-from gate.errors import ConfigError, InputError, Problem
+from gate.errors import ConfigError, InputError, Problem, model_stack
 from gate.io import vcs
 from gate.kinds import get_kind
 from gate.runtime.api import ClassifierLabels
@@ -67,9 +67,11 @@ def plan_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir:
 
 
 def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
-             labels: Callable[[str], ClassifierLabels], block_texts: int | None) -> tuple[WorkPlan, dict[str, str]]:
-    """The plan, and each engine's label for the progress display: the suites it serves (one suite at a time
-    through the one recorder asks exactly what all at once would), then the engine."""
+             labels: Callable[[str], ClassifierLabels], block_texts: int | None,
+             ) -> tuple[WorkPlan, dict[str, str], dict[str, list[str]]]:
+    """The plan, each engine's label for the progress display: the suites it serves (one suite at a time
+    through the one recorder asks exactly what all at once would), then the engine; and the engines (their
+    labels) each suite with model work needs."""
     recording = recorder(labels)
     users: dict[str, list[str]] = {}
     for suite in (s for s in loaded if get_kind(s.config.kind).models_of is not None):
@@ -80,9 +82,13 @@ def _planned(loaded: Sequence[LoadedSuite], config: GateConfig, base_dir: Path,
             if suite.name not in users[request.engine.id]:
                 users[request.engine.id].append(suite.name)
     work = plan(recording.requests, config.runtime, block_texts)
+    needs: dict[str, list[str]] = {}
+    for engine in work.engines:
+        for name in users.get(engine.key.id, []):
+            needs.setdefault(name, []).append(engine_label(engine.key.kind, engine.key.name, engine.key.layer))
     return work, {e.key.id: " · ".join(filter(None, (suites_label(users.get(e.key.id, [])),
                                                      engine_label(e.key.kind, e.key.name, e.key.layer))))
-                  for e in work.engines}
+                  for e in work.engines}, needs
 
 
 def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: TorchRuntime, base_dir: Path,
@@ -90,8 +96,11 @@ def compute_model_work(loaded: Sequence[LoadedSuite], config: GateConfig, runtim
                        cache: ArrayCache | None = None, shown: Reporter | None = None) -> ResultStore:
     """All model work of the run (`shard` None), or shard i/N's share of it, on `runtime` (a TorchRuntime),
     reusing the persistent `cache` (None: none; a cold run's results are bitwise the sharded ones); `shown`
-    displays it, one task per engine labelled with the suites it serves."""
-    work, labels = _planned(loaded, config, base_dir, runtime.declared_labels, block_texts)
+    displays it, one task per engine labelled with the suites it serves. Where the model stack is not installed
+    (the model-free image) a plan with model work is refused here, naming its suites (exit 3)."""
+    work, labels, needs = _planned(loaded, config, base_dir, runtime.declared_labels, block_texts)
+    if work.engines and (absent := model_stack.missing()):
+        raise model_stack.model_work_refused(needs, absent)
     return execute(work, runtime, shard, cache, shown, labels)
 
 
