@@ -2,6 +2,7 @@
 # `container:` on GPU runners (build with a CUDA torch index; the device is chosen automatically).
 #
 #   docker build -t llm-quality-gate .                                   # CPU; only the embedded MiniLM
+#   docker build --target slim -t llm-quality-gate:slim .                # model-free: no torch (below)
 #   scripts/build-wheelhouse && docker build --network none \
 #       --build-arg PIP_ARGS="--no-index --find-links /tmp/wheelhouse" \
 #       -t llm-quality-gate .                                            # hermetic: wheels from ./wheelhouse
@@ -10,9 +11,17 @@
 #   docker build --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128 --build-arg DEPS_LOCK= \
 #       -t llm-quality-gate:cuda .                                       # CUDA: no hashed lock for it (yet)
 #
-# Stages keep the wheelhouse, build tools and build-time CA certificates (./certs) out of the final image,
-# and its layers run from what
-# changes least to what changes most: dependencies, models, then the gate itself (a small layer).
+# Two images: the default (last stage) runs every suite; `slim` has no model stack (torch, transformers,
+# sentence-transformers, bert-score, the embedded MiniLM, huggingface-hub) and runs the model-free suites
+# (heuristic; rag with `embedding_metrics: false`) -- a suite that needs a model exits 3 naming it.
+#
+# Stages keep pip, the wheelhouse, build tools and build-time CA certificates (./certs) out of the images.
+# Each image is the base plus layers that only add files (scripts/image-layer), from what changes least to
+# what changes most: torch alone (requirements-torch.lock), the other dependencies, models, then the gate
+# itself (a small layer) -- a gate change re-pulls only the top layer, a dependency bump not torch.
+# Only what a run needs is kept: no tests, torch's headers and test binaries, pip, or bert-score's plotting
+# dependencies (pandas, matplotlib: only `import bert_score` loads them, which the gate never does); .pyc files
+# only for the modules a run imports (scripts/image-bytecode; anything else is compiled when imported).
 #
 # No USER: a Docker action runs as whatever uid the runner gives it (root on GitHub-hosted runners, the
 # runner's uid on self-hosted ones, any `--user`), often one with no passwd entry and no writable HOME.
@@ -42,39 +51,82 @@ ENV PIP_NO_CACHE_DIR=1 \
     MPLCONFIGDIR=/tmp/.cache/matplotlib \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1
-RUN python3 -m venv "${VIRTUAL_ENV}" \
+# The venv without pip (and without the setuptools ensurepip would add, which a layer above could not
+# replace: an image layer only adds). The build stages install into it with their own pip.
+RUN python3 -m venv --without-pip "${VIRTUAL_ENV}" \
  && mkdir -p "${LLM_GATE_MODEL_DIR}" \
  && chmod 1777 /tmp
 
 # ---- what the build stages trust besides the base's CAs; never part of the image
 # Extra CA certificates (e.g. a TLS-inspecting proxy's): put *.crt files in ./certs/ before building.
-# Only the stages that download (deps, models, wheel) build on this one; the image is `FROM base` and
-# copies nothing from /etc/ssl or /usr/local/share/ca-certificates (tests/test_security_image.py).
+# Only the stages that download (torch, deps, slim-deps, models, wheel) build on this one; the images are
+# `FROM base` and copy nothing from /etc/ssl or /usr/local/share/ca-certificates (tests/test_security_image.py).
 FROM base AS build-trust
 COPY certs/ /usr/local/share/ca-certificates/llm-gate/
 RUN command -v update-ca-certificates >/dev/null && update-ca-certificates >/dev/null 2>&1 || true
+# The build's pip, in a venv of its own: `$PIP` installs into the image's venv (pip --python).
+RUN python3 -m venv /opt/build-pip
+ENV PIP="/opt/build-pip/bin/pip --python /opt/llm-gate/venv/bin/python"
+COPY scripts/image-layer scripts/image-bytecode /usr/local/bin/
 
-# ---- dependencies: change only with requirements-image.lock (pyproject.toml, constraints.txt)
-FROM build-trust AS deps
+# ---- torch alone: the largest dependency, a layer that changes only with requirements-torch.lock
+FROM build-trust AS torch
 # Where torch comes from: the CPU index by default (no CUDA libraries), a cuXXX index for GPU images.
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 # Extra pip arguments; the hermetic build installs only from the wheelhouse.
 ARG PIP_ARGS=""
 # Every package pinned with its sha256 (scripts/lock-image): a file that changed on an index, or a
 # package nobody locked, fails the build. The lock is for the CPU image; a CUDA build passes
-# DEPS_LOCK= and resolves from pyproject.toml and constraints.txt without hashes.
+# DEPS_LOCK= and resolves from pyproject.toml and constraints.txt without hashes (torch's layer then also
+# holds what the CUDA build brings: its nvidia-* libraries).
+ARG DEPS_LOCK=requirements-image.lock
+# Only torch's wheel of the wheelhouse (README.md: a file that is always there), so that no other file of it
+# invalidates this stage.
+COPY wheelhouse/README.md wheelhouse/torch-* /tmp/wheelhouse/
+COPY constraints.txt requirements-torch.lock /opt/llm-gate/
+# torch's C++ headers, its own tests and its C++ test binaries (~200 MB) serve no purpose at run time.
+RUN image-layer torch sh -c '\
+      if [ -n "${DEPS_LOCK}" ]; then \
+        $PIP install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" --require-hashes --no-deps -r /opt/llm-gate/requirements-torch.lock; \
+      else \
+        $PIP install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" -c /opt/llm-gate/constraints.txt torch; \
+      fi \
+      && site="$(echo "${VIRTUAL_ENV}"/lib/python3*/site-packages)" \
+      && rm -rf "$site/torch/test" "$site/torch/include" "$site"/torch/bin/test_* "$site"/torch/bin/*Test "$site"/torch/bin/protoc* \
+      && find "$site" -depth -type d -name tests -exec rm -rf {} +'
+
+# ---- the other dependencies: change only with requirements-image.lock (pyproject.toml, constraints.txt)
+FROM torch AS deps
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+ARG PIP_ARGS=""
 ARG DEPS_LOCK=requirements-image.lock
 COPY wheelhouse/ /tmp/wheelhouse/
 COPY pyproject.toml constraints.txt requirements-image.lock /opt/llm-gate/
-# torch's C++ headers and its own test suite (~150 MB) serve no purpose at run time.
-RUN if [ -n "${DEPS_LOCK}" ]; then \
-      pip install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" --require-hashes --no-deps -r "/opt/llm-gate/${DEPS_LOCK}"; \
-    else \
-      python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/opt/llm-gate/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
-      && pip install ${PIP_ARGS} --extra-index-url "${TORCH_INDEX_URL}" -c /opt/llm-gate/constraints.txt -r /tmp/requirements.txt; \
-    fi \
- && pip check \
- && rm -rf "${VIRTUAL_ENV}"/lib/python3*/site-packages/torch/test "${VIRTUAL_ENV}"/lib/python3*/site-packages/torch/include
+# The whole lock (torch is already there), checked, then bert-score's plotting and table dependencies removed:
+# only its package's __init__ imports them, and the gate reads bert-score's layer table from its source and its
+# rescale baselines as files (gate/runtime/engines/session.py, rescale.py). No tests; .pyc for what runs.
+RUN image-layer deps sh -c '\
+      if [ -n "${DEPS_LOCK}" ]; then \
+        $PIP install ${PIP_ARGS} --no-compile --extra-index-url "${TORCH_INDEX_URL}" --require-hashes --no-deps -r "/opt/llm-gate/${DEPS_LOCK}"; \
+      else \
+        python3 -c "import tomllib; print(chr(10).join(tomllib.load(open(\"/opt/llm-gate/pyproject.toml\", \"rb\"))[\"project\"][\"dependencies\"]))" > /tmp/requirements.txt \
+        && $PIP install ${PIP_ARGS} --no-compile --extra-index-url "${TORCH_INDEX_URL}" -c /opt/llm-gate/constraints.txt -r /tmp/requirements.txt; \
+      fi \
+      && $PIP check \
+      && $PIP uninstall --yes pandas matplotlib contourpy cycler fonttools kiwisolver pyparsing python-dateutil tzdata \
+      && find "${VIRTUAL_ENV}"/lib/python3*/site-packages -depth -type d -name tests -exec rm -rf {} + \
+      && env -u PYTHONDONTWRITEBYTECODE python3 /usr/local/bin/image-bytecode full'
+
+# ---- the model-free image's dependencies: requirements-slim.lock, a part of requirements-image.lock
+FROM build-trust AS slim-deps
+ARG PIP_ARGS=""
+COPY wheelhouse/ /tmp/wheelhouse/
+COPY requirements-slim.lock /opt/llm-gate/
+RUN image-layer slim-deps sh -c '\
+      $PIP install ${PIP_ARGS} --no-compile --require-hashes --no-deps -r /opt/llm-gate/requirements-slim.lock \
+      && $PIP check \
+      && find "${VIRTUAL_ENV}"/lib/python3*/site-packages -depth -type d -name tests -exec rm -rf {} + \
+      && env -u PYTHONDONTWRITEBYTECODE python3 /usr/local/bin/image-bytecode slim'
 
 # ---- models: only the model-resolution module, so a change to the gate does not re-download them
 FROM deps AS models
@@ -90,26 +142,38 @@ RUN if [ -n "${PULL_MODELS}" ]; then \
       cd /tmp/pull && HF_HUB_OFFLINE=0 python3 -m gate.runtime.engines.models pull ${PULL_MODELS}; \
     fi
 
-# ---- the gate's wheel (its build backend comes from the index, or the wheelhouse when hermetic)
-FROM deps AS wheel
+# ---- the gate's wheel (its build backend comes from the index, or the wheelhouse when hermetic), installed
+# without its dependencies into an empty venv: the layer both images share
+FROM build-trust AS wheel
 ARG PIP_ARGS=""
+COPY wheelhouse/ /tmp/wheelhouse/
 COPY README.md pyproject.toml /opt/llm-gate/src/
 COPY gate /opt/llm-gate/src/gate
 COPY templates /opt/llm-gate/src/templates
-RUN pip wheel ${PIP_ARGS} --no-deps --wheel-dir /tmp/dist /opt/llm-gate/src
+RUN /opt/build-pip/bin/pip wheel ${PIP_ARGS} --no-deps --wheel-dir /tmp/dist /opt/llm-gate/src \
+ && image-layer gate sh -c '$PIP install --no-index --no-deps /tmp/dist/*.whl'
 
-# ---- the image
-FROM base
+# ---- the labels both images carry
+FROM base AS image
 LABEL org.opencontainers.image.title="llm-quality-gate" \
       org.opencontainers.image.description="Gate pull requests on the quality of LLM outputs" \
       org.opencontainers.image.version="0.2.0" \
       org.opencontainers.image.licenses="Apache-2.0"
-COPY --from=deps /opt/llm-gate/venv /opt/llm-gate/venv
-COPY --from=models /opt/llm-gate/models /opt/llm-gate/models
-COPY --from=wheel /tmp/dist/ /tmp/dist/
-RUN pip install --no-index --no-deps /tmp/dist/*.whl \
- && rm -rf /tmp/dist \
- && llm-gate --version
 WORKDIR /github/workspace
 ENTRYPOINT ["llm-gate"]
 CMD ["--help"]
+
+# ---- the model-free image (`--target slim`): heuristic suites and RAG suites without
+# embeddings; a suite that needs a model exits 3 naming it and this image's alternative
+FROM image AS slim
+COPY --from=slim-deps /opt/llm-gate/layers/slim-deps/ /opt/llm-gate/venv/
+COPY --from=wheel /opt/llm-gate/layers/gate/ /opt/llm-gate/venv/
+RUN llm-gate --version
+
+# ---- the image (the default target): every suite
+FROM image
+COPY --from=torch /opt/llm-gate/layers/torch/ /opt/llm-gate/venv/
+COPY --from=deps /opt/llm-gate/layers/deps/ /opt/llm-gate/venv/
+COPY --from=models /opt/llm-gate/models /opt/llm-gate/models
+COPY --from=wheel /opt/llm-gate/layers/gate/ /opt/llm-gate/venv/
+RUN llm-gate --version

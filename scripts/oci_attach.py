@@ -70,7 +70,8 @@ def now() -> str:
 
 
 def cyclonedx(image: str, digest: str, pip_inspect: dict, dpkg: Sequence[tuple[str, ...]] = ()) -> dict:
-    """A CycloneDX 1.5 SBOM of the image: its Python packages (`pip inspect` run inside it) and, where
+    """A CycloneDX 1.5 SBOM of the image: its Python packages (`pip inspect`'s shape: scripts/release-smoke
+    reads them with importlib.metadata inside the image, which has no pip) and, where
     given, its Debian packages (`dpkg-query` run inside it). The image is the BOM's subject, by digest."""
     components = []
     for item in pip_inspect["installed"]:

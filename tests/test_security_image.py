@@ -16,6 +16,8 @@ from packaging.utils import canonicalize_name
 from tests.conftest import REPO
 
 LOCK = REPO / "requirements-image.lock"
+TORCH_LOCK = REPO / "requirements-torch.lock"
+SLIM_LOCK = REPO / "requirements-slim.lock"
 DOCKERFILE = (REPO / "Dockerfile").read_text()
 # The image's platform, for the markers of dependencies (scripts/lock-image resolves for it).
 IMAGE = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "os_name": "posix",
@@ -23,9 +25,9 @@ IMAGE = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine"
          "platform_python_implementation": "CPython", "extra": ""}
 
 
-def locked() -> dict[str, tuple[str, list[str]]]:
+def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
     """name -> (version, sha256 hashes), from `name==version \\ --hash=sha256:…` entries."""
-    text = re.sub(r"\\\n\s*", " ", LOCK.read_text())
+    text = re.sub(r"\\\n\s*", " ", lock.read_text())
     entries = {}
     for line in text.splitlines():
         line = line.strip()
@@ -68,10 +70,11 @@ def test_the_locked_torch_wheel_is_the_local_one_where_there_is_one():
         assert hashlib.sha256(wheel.read_bytes()).hexdigest() in hashes, wheel
 
 
-def test_the_lock_is_closed_under_the_dependencies_of_what_it_pins():
+@pytest.mark.parametrize("lock", [LOCK, SLIM_LOCK], ids=["image", "slim"])
+def test_the_lock_is_closed_under_the_dependencies_of_what_it_pins(lock):
     """`--no-deps` installs exactly the lock: each locked package's own requirements (for the image's
     platform) must be locked too. Checked with the metadata of the installed copies of the same version."""
-    entries, checked = locked(), 0
+    entries, checked = locked(lock), 0
     for name, (version, _) in entries.items():
         try:
             dist = metadata.distribution(name)
@@ -90,10 +93,31 @@ def test_the_lock_is_closed_under_the_dependencies_of_what_it_pins():
     assert checked > 30
 
 
+def test_the_torch_and_slim_locks_are_parts_of_the_image_lock():
+    """The torch layer's lock is the image lock's torch entry; the model-free image's lock is a part of the image
+    lock, entry for entry (scripts/lock-image writes both from it), without the model stack the gate names when
+    it refuses model work there."""
+    from gate.errors import model_stack
+
+    full, torch, slim = locked(), locked(TORCH_LOCK), locked(SLIM_LOCK)
+    assert torch == {"torch": full["torch"]}
+    assert slim and all(full[name] == entry for name, entry in slim.items()), "run scripts/lock-image --parts-only"
+    script = (REPO / "scripts" / "lock-image").read_text()
+    stack = set(re.findall(r'"([a-z0-9-]+)"', re.search(r"^MODEL_STACK = \{[^}]*\}", script, re.M)[0]))
+    assert stack == {canonicalize_name(n) for n in model_stack.LIBRARIES}
+    assert not stack & set(slim)
+    for heavy in ("torch", "transformers", "sentence-transformers", "bert-score", "scikit-learn", "sympy", "pandas"):
+        assert heavy in full and heavy not in slim, heavy
+
+
 def test_the_image_installs_from_the_lock_with_hashes_only():
     assert "ARG DEPS_LOCK=requirements-image.lock" in DOCKERFILE
-    assert re.search(r"pip install [^\n]*--require-hashes --no-deps -r \"/opt/llm-gate/\$\{DEPS_LOCK\}\"", DOCKERFILE)
+    assert re.search(r"PIP install [^\n]*--require-hashes --no-deps -r \"/opt/llm-gate/\$\{DEPS_LOCK\}\"", DOCKERFILE)
     assert "COPY pyproject.toml constraints.txt requirements-image.lock /opt/llm-gate/" in DOCKERFILE
+    # torch first, alone (its layer), and the model-free image from its own part of the lock
+    for part in ("torch", "slim"):
+        assert re.search(rf"PIP install [^\n]*--require-hashes --no-deps -r /opt/llm-gate/requirements-{part}.lock",
+                         DOCKERFILE), part
     wheelhouse = (REPO / "scripts" / "build-wheelhouse").read_text()
     assert "--require-hashes" in wheelhouse and "-r requirements-image.lock" in wheelhouse
 
@@ -118,8 +142,11 @@ def test_the_image_pins_no_user_and_runs_offline_as_any_uid():
     for name in ("HF_HOME", "XDG_CACHE_HOME", "MPLCONFIGDIR"):  # HOME may be "/" or unset
         assert env[name].startswith("/tmp/"), (name, env[name])
     assert "chmod 1777 /tmp" in DOCKERFILE
-    final = DOCKERFILE[DOCKERFILE.rindex("\nFROM "):]
-    assert "pip install --no-index --no-deps" in final  # the last stage downloads nothing
+    for image in images(stages(DOCKERFILE)):  # the images only copy the build stages' layers: no pip in them
+        lines = [line for stage in lineage(stages(DOCKERFILE), image) for line in stage["lines"]]
+        pip = re.compile(r"(\bpip|\$PIP) (install|download|wheel|uninstall)\b")
+        assert not [line for line in lines if pip.search(line)], image["name"] or "the image"
+        assert any(line.startswith("COPY --from=") for line in image["lines"])
 
 
 def test_hub_models_are_cached_not_baked_by_default():
@@ -170,20 +197,29 @@ def test_the_base_image_is_pinned_by_digest_and_stays_overridable():
         assert "sed -n 's/^ARG BASE_IMAGE=//p' Dockerfile" in text and '--build-arg BASE_IMAGE="$base"' in text
 
 
+def images(all_stages: list[dict]) -> list[dict]:
+    """The stages users run: the default image (the last stage) and the model-free one (`--target slim`)."""
+    return [s for s in all_stages if s["name"] == "slim"] + [all_stages[-1]]
+
+
 def test_build_time_ca_certificates_stay_out_of_the_image():
-    """./certs (a TLS-inspecting proxy's CA, say) lets the build's downloads through; the image users run must not
-    trust it. The final stage and every stage it is built FROM neither copy nor install trust, and what it copies
-    from the build stages is the venv, the models and the wheel, never a trust store."""
+    """./certs (a TLS-inspecting proxy's CA, say) lets the build's downloads through; the images users run must
+    not trust it. Each image's stage and every stage it is built FROM neither copy nor install trust, and what it
+    copies from the build stages is the venv's layers (scripts/image-layer) and the models, never a trust store."""
     all_stages = stages(DOCKERFILE)
-    final = all_stages[-1]
-    for stage in lineage(all_stages, final):
-        assert not [line for line in stage["lines"] if TRUST.search(line)], stage["name"] or "the image"
-    copied = [line for line in final["lines"] if line.startswith("COPY --from=")]
-    assert copied and all(TRUST.search(line) is None for line in copied), copied
-    assert {line.split()[2] for line in copied} <= {"/opt/llm-gate/venv", "/opt/llm-gate/models", "/tmp/dist/"}, copied
+    assert len(images(all_stages)) == 2
+    for image in images(all_stages):
+        for stage in lineage(all_stages, image):
+            assert not [line for line in stage["lines"] if TRUST.search(line)], stage["name"] or "the image"
+        copied = [line for line in image["lines"] if line.startswith("COPY --from=")]
+        assert copied and all(TRUST.search(line) is None for line in copied), copied
+        for line in copied:
+            source, target = line.split()[2:4]
+            assert (source.startswith("/opt/llm-gate/layers/") and target == "/opt/llm-gate/venv/") or (
+                source == target == "/opt/llm-gate/models"), line
     # ...while the stages that download still trust it.
     by_name = {s["name"]: s for s in all_stages if s["name"]}
-    for name in ("deps", "models", "wheel"):
+    for name in ("torch", "deps", "slim-deps", "models", "wheel"):
         assert any("COPY certs/" in line for s in lineage(all_stages, by_name[name]) for line in s["lines"]), name
 
 
