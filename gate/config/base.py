@@ -62,6 +62,13 @@ class CheckConfig(StrictModel):
     confidence: float | None = Field(
         None, description="Removed: the gate's top-level `alpha` is the one false-alarm budget of every "
         "significance-tested check.")
+    advisory: bool = Field(
+        False,
+        description="Measure, judge and show the check, but never block: the suite and gate verdicts, the exit code "
+        "and the check run's conclusion follow the required checks only, and the headline counts advisory ones "
+        "apart (\"passed; 2 advisory checks failed\"). A significance-tested advisory check is tested alone at "
+        "`alpha`, outside the gate's family (it spends none of the blocking checks' budget).",
+    )
     scope: str = Field(
         "group",
         description="Where the check applies: `group` (the suite's primary groups, e.g. exercise x model), "

@@ -12,7 +12,9 @@ is decided here, after every suite was measured, because its adjusted p depends 
   check's own bound (underpowered: it could not have seen the change it guards against) and it did not fail;
   warn when significant and past the warn level; pass otherwise.
 
-Change checks outside the family get their MDE at alpha (the noise they are read against). Pure.
+Change checks outside the family get their MDE at alpha (the noise they are read against). An advisory check
+(`advisory: true`) is never in the family: tested, it is decided alone (its raw p against alpha, m = 1), so it
+spends none of the blocking checks' budget and the family's size m counts required checks only. Pure.
 """
 
 from __future__ import annotations
@@ -35,17 +37,30 @@ def decide_family(suites: Sequence[SuiteVerdict], alpha: float,
     m = len(members)
     out = []
     for s, suite in enumerate(suites):
-        checks = [decide(check, adjusted[(s, c)], alpha, m) if (s, c) in adjusted else _untested_mde(check, alpha)
-                  for c, check in enumerate(suite.checks)]
+        checks = [decide(check, adjusted[(s, c)], alpha, m) if (s, c) in adjusted
+                  else _alone(check, alpha) for c, check in enumerate(suite.checks)]
         out.append(replace(suite, checks=tuple(checks)))
     return out, m
 
 
-def _in_family(check: CheckResult) -> bool:
+def _testable(check: CheckResult) -> bool:
     change = check.change
     # an untestable check (too few pairs, the item set changed) has no p: `gate.judge.changes` leaves it out
     return (change is not None and change.tested and change.p_value is not None and change.se is not None
             and check.value is not None)
+
+
+def _in_family(check: CheckResult) -> bool:
+    """A blocking significance-tested check: advisory ones never spend the family's budget."""
+    return _testable(check) and not check.advisory
+
+
+def _alone(check: CheckResult, alpha: float) -> CheckResult:
+    """An advisory tested check is decided as a family of one (its own p at alpha); any other outside the family
+    gets its MDE at alpha."""
+    if check.advisory and _testable(check):
+        return decide(check, float(check.change.p_value), alpha, 1)  # type: ignore[union-attr, arg-type]
+    return _untested_mde(check, alpha)
 
 
 def decide(check: CheckResult, p_adjusted: float, alpha: float, m: int) -> CheckResult:

@@ -166,6 +166,7 @@ class CheckResult:
     change: Change | None = None  # set for checks against the baseline snapshot (max_decrease/max_increase)
     waiver: WaiverInfo | None = None  # the waiver that matched it (an expired one leaves the verdict as is)
     suite: str = ""  # the suite it belongs to (what a waiver names)
+    advisory: bool = False  # gate.yml's `advisory: true`: judged and shown, never blocks (no suite/gate verdict)
 
     def counts_as(self, policy: UnmeasuredPolicy) -> Verdict:
         if self.verdict is CheckVerdict.UNMEASURED:
@@ -198,18 +199,24 @@ class SuiteVerdict:
 
     def group_verdict(self, scope: str, key: Key) -> Verdict | None:
         """Worst verdict of the checks on one group; None where no check looks at it."""
-        verdicts = [c.counts_as(self.policy) for c in self.checks_on(scope, key)]
+        verdicts = [c.counts_as(self.policy) for c in self.checks_on(scope, key) if not c.advisory]
         return worst(verdicts) if verdicts else None
 
     def group_shown(self, scope: str, key: Key) -> Verdict | CheckVerdict | None:
         """What a group's icon shows: its verdict, but `waived` where waivers are all that keep it from failing or
         warning (a waived group is never shown as passed)."""
         verdict = self.group_verdict(scope, key)
-        waived = any(c.verdict is CheckVerdict.WAIVED for c in self.checks_on(scope, key))
+        waived = any(c.verdict is CheckVerdict.WAIVED and not c.advisory for c in self.checks_on(scope, key))
         return CheckVerdict.WAIVED if verdict is Verdict.PASS and waived else verdict
 
-    def count(self, verdict: CheckVerdict) -> int:
-        return sum(1 for c in self.checks if c.verdict is verdict)
+    def count(self, verdict: CheckVerdict, advisory: bool = False) -> int:
+        """The required checks with this verdict (`advisory`: the advisory ones, which the headline counts apart)."""
+        return sum(1 for c in self.checks if c.verdict is verdict and c.advisory is advisory)
+
+    @property
+    def required(self) -> tuple[CheckResult, ...]:
+        """The checks the suite's verdict follows (every check but the advisory ones)."""
+        return tuple(c for c in self.checks if not c.advisory)
 
 
 @dataclass(frozen=True)
@@ -224,6 +231,11 @@ class GateVerdict:
     notes: tuple[str, ...] = ()  # waivers that matched nothing or expired, what the correction did
     inconclusive: InconclusivePolicy = InconclusivePolicy.NEUTRAL  # what "could not tell" counts as
     gate_changes: GateChanges | None = None  # what the pull request changes in its own gate (None: not a PR)
+    advisory_tested: int = 0  # advisory significance-tested checks: each tested alone at alpha, outside the family
+
+    def advisory_count(self, verdict: CheckVerdict) -> int:
+        """The advisory checks with this verdict over every suite (never part of `verdict`)."""
+        return sum(s.count(verdict, advisory=True) for s in self.suites)
 
     @property
     def counts_as(self) -> Verdict:

@@ -7,7 +7,8 @@ final only at the gate: `judge_suite` decides a suite on its own family (for a s
 `judge_gate` re-decides every suite on the whole gate's family and applies the waivers (`gate.judge.waivers`).
 A check that was not measured counts toward the suite as the suite's `unmeasured` policy says (warn by
 default) — never as a pass; could-not-tell is `inconclusive`; a waived check counts as neither.
-Suite verdict = worst check; gate verdict = worst suite.
+Suite verdict = worst required check; gate verdict = worst suite. An advisory check (`advisory: true`) is judged
+like any other but never counts toward a verdict, and a tested one is decided alone at `alpha`, outside the family.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _outcomes(result: SuiteResult, metric: str, check: CheckConfig, comparison: 
                      for c in threshold_checks(result, metric, check.scope, op, fail, check.warn)]
     if check.relative:
         outcomes += change_checks(result, metric, check, comparison, statistic_of(metric), settings.min_paired)
-    return outcomes
+    return [replace(c, advisory=True) for c in outcomes] if check.advisory else outcomes
 
 
 def judge_gate(name: str, suites: Sequence[SuiteVerdict], skipped_reason: str | None = None,
@@ -73,14 +74,16 @@ def judge_gate(name: str, suites: Sequence[SuiteVerdict], skipped_reason: str | 
         return GateVerdict(name, Verdict.SKIPPED, (), skipped_reason or "no suites were run",
                            inconclusive=settings.inconclusive)
     decided, tested = decide_family(suites, settings.alpha, settings.correction)
+    alone = sum(1 for s in decided for c in s.checks if c.advisory and c.change is not None and c.change.tested
+                and c.change.p_adjusted is not None)
     notes: list[str] = []
     if settings.waivers and settings.today is not None:
         decided, notes = apply_waivers(decided, settings.waivers, settings.today)
     final = [_with_verdict(s) for s in decided]
     return GateVerdict(name, worst([s.verdict for s in final]), tuple(final), None, alpha=settings.alpha,
                        correction=settings.correction.value, tested=tested, notes=tuple(notes),
-                       inconclusive=settings.inconclusive)
+                       inconclusive=settings.inconclusive, advisory_tested=alone)
 
 
 def _with_verdict(suite: SuiteVerdict) -> SuiteVerdict:
-    return replace(suite, verdict=worst([c.counts_as(suite.policy) for c in suite.checks]))
+    return replace(suite, verdict=worst([c.counts_as(suite.policy) for c in suite.required]))

@@ -18,7 +18,7 @@ from gate.config.settings import FailOn
 from gate.judge import CheckVerdict, GateVerdict, Verdict
 from gate.report.annotations import Annotation
 from gate.report.filtered import filter_label, filtered_name
-from gate.report.formatting import WORDS, verdict_words, waivers_applied
+from gate.report.formatting import WORDS, advisory_note, verdict_words, waivers_applied
 
 BUNDLE_SCHEMA = 1
 COMMENT_MARKER = "<!-- llm-quality-gate:{name} -->"
@@ -68,7 +68,7 @@ def check_title(verdict: GateVerdict, suites: Sequence[str] = (), models: Sequen
 
 def _counts_title(verdict: GateVerdict) -> str:
     counts = {v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
-    total = sum(len(s.checks) for s in verdict.suites)
+    total = sum(len(s.required) for s in verdict.suites)  # the advisory ones are counted apart
     parts = [f"{counts['fail']} of {total} checks failed"] if counts["fail"] else [f"{counts['pass']} of {total} "
                                                                                    "checks passed"]
     if counts["warn"]:
@@ -78,7 +78,9 @@ def _counts_title(verdict: GateVerdict) -> str:
             parts.append(f"{counts[word]} {word}")
     waived = verdict_words(verdict.verdict, waivers_applied(verdict.suites))
     # a gate that passed because of waivers says so first: never a plain "passed" (issue 31)
-    return f"{waived}: {', '.join(parts)}" if waived != WORDS[verdict.verdict] else ", ".join(parts)
+    title = f"{waived}: {', '.join(parts)}" if waived != WORDS[verdict.verdict] else ", ".join(parts)
+    # counted apart: advisory checks never block ("3 of 3 checks passed; 2 advisory checks failed")
+    return f"{title}; {advisory}" if (advisory := advisory_note(verdict.suites)) else title
 
 
 def run_scope(suites: Sequence[str], models: Sequence[str], skipped: bool) -> str:

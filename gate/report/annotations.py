@@ -71,6 +71,8 @@ def _suite_annotations(suite: SuiteVerdict, gate_file: str | None, suite_line: i
     result = []
     for check in suite.checks:
         level = _LEVELS.get(check.verdict)
+        if check.advisory and level is not None:  # never blocks: one level softer, and its title says why
+            level = Level.WARNING if level is Level.FAILURE else Level.NOTICE
         located = sources.get((check.scope, check.key), ())
         if level is None or not located:
             continue
@@ -86,7 +88,8 @@ def _suite_annotations(suite: SuiteVerdict, gate_file: str | None, suite_line: i
             path, line = gate_file, suite_line
         result.append(Annotation(
             path=path, line=line, level=level,
-            title=f"{suite.result.name}: {check.metric} {_TITLES[level]}",
+            title=f"{suite.result.name}: {check.metric} "
+                  + (f"{check.verdict.value} (advisory)" if check.advisory else _TITLES[level]),
             message=f"{describe(check)} for {key_label(check.key)}. "
                     + (f"Could not tell: {check.reason}. " if level is Level.NOTICE and check.reason else "")
                     + f"{len(located)} record(s) in this group; lines {shown} of {first.file}.",

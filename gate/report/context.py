@@ -20,14 +20,14 @@ import gate.report.per_model as per_model
 import gate.report.views as views
 from gate import __version__
 from gate.baselines.trends import SuiteTrend
-from gate.config import InconclusivePolicy
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.kinds import get_kind
 from gate.report.annotations import describe
 from gate.report.escape import inert
 from gate.report.filtered import FILTERED_NOTE, filter_label
-from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
+from gate.report.formatting import advisory_mark, decisive, headline, icon, number, threshold
 from gate.report.gate_changes import view as gate_changes_view
+from gate.report.significance import counts_as_line, significance_line
 from gate.report.sizing import Cut, Sizes
 from gate.results import key_label
 
@@ -98,7 +98,7 @@ def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
         "filtered": FILTERED_NOTE if label else None,
         "verdict": verdict.verdict.value,
         "icon": icon(verdict.verdict),
-        "word": verdict_words(verdict.verdict, waivers_applied(verdict.suites)),
+        "word": headline(verdict.verdict, verdict.suites),  # "passed; 2 advisory checks failed"
         "skipped_reason": inert(verdict.skipped_reason, limit=300) if verdict.skipped_reason else None,
         "suite_counts": counts,
         "check_counts": checks,
@@ -129,45 +129,6 @@ def whole(verdict: GateVerdict, run: RunInfo, worst_items: int,
 _COLUMNS = [CheckVerdict.PASS, CheckVerdict.WARN, CheckVerdict.FAIL, CheckVerdict.UNMEASURED,
             CheckVerdict.INCONCLUSIVE, CheckVerdict.WAIVED]
 _ALWAYS_COUNTED = (CheckVerdict.PASS, CheckVerdict.WARN, CheckVerdict.FAIL, CheckVerdict.UNMEASURED)
-_CORRECTION_PROMISE = {
-    "holm": "Holm: the chance that an unchanged system fails any of them ≤ {pct}",
-    "bh": "Benjamini–Hochberg: of the checks that fail, the expected share of false alarms ≤ {pct}",
-}
-
-
-def significance_line(verdict: GateVerdict) -> str | None:
-    """What the gate's significance tests promise, e.g. "Significance: 17 checks share α = 0.05 (Holm: the
-    chance that an unchanged system fails any of them ≤ 5 %); p per check raw and adjusted."; None
-    when no check is significance-tested."""
-    if not verdict.tested or verdict.alpha is None:
-        return None
-    alpha, pct = f"{verdict.alpha:g}", f"{verdict.alpha * 100:g} %"
-    if verdict.tested == 1:
-        return (f"Significance: 1 check is tested at α = {alpha} (the chance that an unchanged system fails it "
-                f"≤ {pct}); its p is shown raw and adjusted.")
-    promise = _CORRECTION_PROMISE.get(verdict.correction or "")
-    if promise is None:
-        return (f"Significance: {verdict.tested} checks are each tested at α = {alpha} without correction (each "
-                f"alone ≤ {pct} false alarms; the gate as a whole more); p per check raw.")
-    return (f"Significance: {verdict.tested} checks share α = {alpha} ({promise.format(pct=pct)}); "
-            "p per check raw and adjusted.")
-
-
-_COUNTS_AS = {InconclusivePolicy.NEUTRAL: "a neutral check run and exit code 0 — which GitHub's branch protection "
-                                          "accepts as passing a required check (`inconclusive: fail` blocks instead)",
-              InconclusivePolicy.WARN: "a warning (exit 1 only with --fail-on warn)",
-              InconclusivePolicy.FAIL: "a failure: exit code 1 and a failed check run",
-              InconclusivePolicy.PASS: "a pass (exit code 0)"}
-
-
-def counts_as_line(verdict: GateVerdict, inconclusive: int) -> str | None:
-    """For an inconclusive gate: how many checks could not tell, and what gate.yml makes that count as."""
-    if verdict.verdict is not Verdict.INCONCLUSIVE:
-        return None
-    return (f"❓ Could not tell: {inconclusive} check{'s' if inconclusive != 1 else ''} inconclusive. "
-            f"`inconclusive: {verdict.inconclusive.value}` (gate.yml) makes this {_COUNTS_AS[verdict.inconclusive]}.")
-
-
 # What the gate-level table lists when the report is shortened: everything that is not a pass or a warning.
 NOT_PASSED = (CheckVerdict.FAIL, CheckVerdict.INCONCLUSIVE, CheckVerdict.UNMEASURED, CheckVerdict.WAIVED)
 _CUT_WORDS = {CheckVerdict.FAIL: "failing", CheckVerdict.INCONCLUSIVE: "inconclusive",
@@ -251,7 +212,7 @@ def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: 
         "description": inert(description, limit=300) if description else "",
         "verdict": suite.verdict.value,
         "icon": icon(suite.verdict),
-        "word": verdict_words(suite.verdict, waivers_applied([suite])),
+        "word": headline(suite.verdict, [suite]),
         "counts": {v.value: suite.count(v) for v in CheckVerdict},
         "total_checks": len(suite.checks),
         "problems": [_check_line(c, scorer.metrics, gate) for c in problems] if detail >= 2 else [],
@@ -278,7 +239,7 @@ def _check_line(check: CheckResult, metrics: Mapping, gate: GateVerdict) -> dict
         value = decisive(check.value, (check.fail, check.warn), spec.fmt if spec else ".3f")
         limit = threshold(check.op.value, check.fail, check.warn, spec.fmt if spec else "g")
     return {
-        "icon": icon(check.verdict),
+        "icon": advisory_mark(icon(check.verdict), check.advisory),
         "verdict": check.verdict.value,
         "metric": f"Δ {check.metric}" if check.change is not None else check.metric,
         "where": inert(key_label(check.key) if check.scope != "suite" else "whole suite", limit=200),

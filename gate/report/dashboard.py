@@ -27,9 +27,10 @@ from gate import __version__
 from gate.judge import CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.kinds import get_kind
 from gate.kinds.base import ComparedMetric
-from gate.report.context import RunInfo, counts_as_line, significance_line, why
-from gate.report.formatting import decisive, icon, number, threshold, verdict_words, waivers_applied
+from gate.report.context import RunInfo, why
+from gate.report.formatting import advisory_mark, decisive, headline, icon, number, threshold
 from gate.report.precompiled import PrecompiledLoader
+from gate.report.significance import counts_as_line, significance_line
 from gate.results import key_label
 
 MAX_ITEMS = 20_000  # per suite; beyond this a seeded sample (the page says so)
@@ -43,7 +44,7 @@ def render(verdict: GateVerdict, run: RunInfo, history: dict[str, Any] | None = 
     return _environment().get_template("dashboard.html.j2").render(
         script=script, script_hash=script_hash,
         name=verdict.name, verdict=verdict.verdict.value, icon=icon(verdict.verdict),
-        word=verdict_words(verdict.verdict, waivers_applied(verdict.suites)),
+        word=headline(verdict.verdict, verdict.suites),
         skipped_reason=verdict.skipped_reason, suites=suites, run=run, version=__version__,
         checks={v.value: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict},
         commit=run.commit[:7] if run.commit else None, history=history or {},
@@ -86,7 +87,7 @@ def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:
     bars, bars_note = _bar_charts(suite)
     return {
         "name": result.name, "kind": result.kind, "verdict": suite.verdict.value,
-        "word": verdict_words(suite.verdict, waivers_applied([suite])),
+        "word": headline(suite.verdict, [suite]),
         "icon": icon(suite.verdict), "notes": list(result.notes),
         "checks": len(suite.checks),
         "check_rows": _rows(_check_row(c, scorer, gate)
@@ -102,7 +103,8 @@ def _suite(suite: SuiteVerdict, gate: GateVerdict) -> dict[str, Any]:
 
 def _check_row(check: CheckResult, scorer: Any, gate: GateVerdict) -> tuple[str, list[str]]:
     text = _check_text(check, scorer, gate)
-    return check.verdict.value, [f"{icon(check.verdict)} {check.verdict.value}", text["metric"], check.scope,
+    shown = advisory_mark(f"{icon(check.verdict)} {check.verdict.value}", check.advisory)
+    return check.verdict.value, [shown, text["metric"], check.scope,
                                  key_label(check.key) if check.scope != "suite" else "whole suite", text["value"],
                                  text["threshold"], why(check)]
 

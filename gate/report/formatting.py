@@ -37,6 +37,35 @@ def verdict_words(verdict: Verdict, waived: int = 0) -> str:
     return f"passed with {counted}" if verdict is Verdict.PASS else f"passed with warnings and {counted}"
 
 
+_ADVISORY_WORDS = ((CheckVerdict.FAIL, "failed"), (CheckVerdict.WARN, "warned"),
+                   (CheckVerdict.INCONCLUSIVE, "inconclusive"), (CheckVerdict.UNMEASURED, "unmeasured"))
+
+
+def advisory_note(suites: Iterable[SuiteVerdict]) -> str:
+    """What the advisory checks (`advisory: true`, which never block) did not pass, counted apart from the verdict:
+    "2 advisory checks failed, 1 warned"; "" when they all passed or there are none."""
+    suites = list(suites)
+    parts = [(n, word) for v, word in _ADVISORY_WORDS if (n := sum(s.count(v, advisory=True) for s in suites))]
+    if not parts:
+        return ""
+    first_n, first_word = parts[0]
+    return (f"{first_n} advisory check{'s' if first_n != 1 else ''} {first_word}"
+            + "".join(f", {n} {word}" for n, word in parts[1:]))
+
+
+def headline(verdict: Verdict, suites: Iterable[SuiteVerdict]) -> str:
+    """The verdict in words with its waivers and, apart, its advisory checks: "passed; 2 advisory checks failed"."""
+    suites = list(suites)
+    words = verdict_words(verdict, waivers_applied(suites))
+    note = advisory_note(suites)
+    return f"{words}; {note}" if note and verdict is not Verdict.SKIPPED else words
+
+
+def advisory_mark(check_icon: str, advisory: bool) -> str:
+    """A check row's verdict cell, marked when the check is advisory (shown, never blocking)."""
+    return f"{check_icon} advisory" if advisory else check_icon
+
+
 def icon(verdict: Verdict | CheckVerdict | None) -> str:
     return ICONS.get(verdict, "·") if verdict is not None else "·"
 

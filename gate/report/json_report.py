@@ -5,6 +5,9 @@ Additive fields since the verdict statistics (DESIGN.md §10), so readers of sch
 as "fail"), `statistics` (the gate's false-alarm budget `alpha`, its `correction` and the number of `tested`
 checks sharing it; null when the gate was skipped), `notes` (waivers that matched nothing or expired), per
 check its `change` evidence (raw and adjusted p, MDE, baseline runs…) and its `waiver`, per baseline `runs`.
+Issue 35, item 3: per check `advisory` (true: judged and shown, never blocking, outside the verdicts), the gate's
+`advisory` object (`checks`, `verdicts` {verdict: count}, `summary` "2 advisory checks failed" or null) and
+`statistics.advisory_tested` (advisory checks tested alone at alpha, outside the family of `tested`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from dataclasses import asdict
 from typing import Any
 
 from gate import __version__
-from gate.judge import BaselineComparison, CheckResult, GateVerdict, SuiteVerdict
+from gate.judge import BaselineComparison, CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
+from gate.report.formatting import advisory_note
 from gate.report.gate_changes import to_json as gate_changes_json
 from gate.results import key_dict
 
@@ -34,8 +38,9 @@ def report_json(verdict: GateVerdict, generated_at: str, commit: str | None,
         "skipped_reason": verdict.skipped_reason,
         "counts_as": verdict.counts_as.value,
         "inconclusive_policy": verdict.inconclusive.value,
-        "statistics": ({"alpha": verdict.alpha, "correction": verdict.correction, "tested": verdict.tested}
-                       if verdict.alpha is not None else None),
+        "statistics": ({"alpha": verdict.alpha, "correction": verdict.correction, "tested": verdict.tested,
+                        "advisory_tested": verdict.advisory_tested} if verdict.alpha is not None else None),
+        "advisory": _advisory(verdict),
         "notes": list(verdict.notes),
         "gate_changes": gate_changes_json(verdict.gate_changes),  # what the PR changes in its own gate
         "suites": [_suite(s) for s in verdict.suites],
@@ -77,9 +82,17 @@ def _baseline(comparison: BaselineComparison | None) -> dict[str, Any] | None:
             "stale": comparison.stale, "changed_in_pr": list(comparison.changed_in_pr)}
 
 
+def _advisory(verdict: GateVerdict) -> dict[str, Any]:
+    """The advisory checks (never blocking, not in `verdict`): how many, their verdicts, the headline's words."""
+    return {"checks": sum(len(s.checks) - len(s.required) for s in verdict.suites),
+            "verdicts": {v.value: n for v in CheckVerdict if (n := verdict.advisory_count(v))},
+            "summary": advisory_note(verdict.suites) or None}
+
+
 def _check(check: CheckResult) -> dict[str, Any]:
     return {"metric": check.metric, "scope": check.scope, "key": key_dict(check.key), "op": check.op.value,
             "fail": check.fail, "warn": check.warn, "value": check.value, "verdict": check.verdict.value,
+            "advisory": check.advisory,
             **({"reason": check.reason} if check.reason else {}),
             **({"change": asdict(check.change)} if check.change else {}),
             **({"waiver": asdict(check.waiver)} if check.waiver else {})}

@@ -11,7 +11,8 @@ tests/support/junit.xsd), the de-facto common JUnit schema:
                                   inconclusive one under gate.yml's `inconclusive: fail`)
           <skipped message>       an unmeasured check under `unmeasured: warn` (the default); an inconclusive
                                   check (could not tell); a waived check (with its waiver)
-          <system-out>            a warned check: it passes, with the warning as output
+          <system-out>            a warned check: it passes, with the warning as output; an advisory check
+                                  (`advisory: true`, never blocking) that did not pass, with its verdict and why
 
 JUnit knows passed, failed and skipped. "Could not tell" is not a failure (a CI that blocks on JUnit failures
 would turn the gate's neutral verdict into a red build) and must not read as a pass, so it is `skipped` with
@@ -82,10 +83,11 @@ def _suite(root: ET.Element, gate: str, suite: SuiteVerdict, generated_at: str,
 
 def testcase_name(check: CheckResult) -> str:
     """`bertscore_f1 [exercise 14676, model llama] (min 0.7)`; the key reads `suite` for suite-level checks;
-    a change check reads `Δ bertscore_f1 [...] (max_decrease 0.02)`."""
+    a change check reads `Δ bertscore_f1 [...] (max_decrease 0.02)`; an advisory one ends in ` advisory`."""
+    mark = " advisory" if check.advisory else ""
     if check.change is not None:
-        return f"Δ {check.metric} [{key_label(check.key)}] ({check.change.bound} {_num(abs(check.fail))})"
-    return f"{check.metric} [{key_label(check.key)}] ({check.op.value} {_num(check.fail)})"
+        return f"Δ {check.metric} [{key_label(check.key)}] ({check.change.bound} {_num(abs(check.fail))}){mark}"
+    return f"{check.metric} [{key_label(check.key)}] ({check.op.value} {_num(check.fail)}){mark}"
 
 
 def _change_text(check: CheckResult, level: float) -> str:
@@ -121,6 +123,11 @@ def _testcase(parent: ET.Element, classname: str, check: CheckResult, policy: Un
     """Write one check; return what it counts as: `failures`, `skipped` or `passed`."""
     case = _element(parent, "testcase", classname=classname, name=testcase_name(check), time="0")
     where = key_label(check.key)
+    if check.advisory:  # never blocks, so never a JUnit failure: its verdict and why as output
+        if check.verdict is not CheckVerdict.PASS:
+            _element(case, "system-out", f"advisory check (never blocks) {check.verdict.value}: {where}: "
+                                         f"{why(check) or check.verdict.value}")
+        return "passed"
     if check.verdict is CheckVerdict.WAIVED:
         _element(case, "skipped", message=f"waived: {why(check)}")
         return "skipped"

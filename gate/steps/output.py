@@ -13,14 +13,15 @@ from gate.baselines import trends as trend_lines
 from gate.config import GateConfig
 from gate.config.settings import Settings
 from gate.io import paths
-from gate.judge import CheckVerdict, GateVerdict, Verdict
+from gate.judge import CheckVerdict, GateVerdict, SuiteVerdict, Verdict
 from gate.kinds import get_kind
 from gate.publish import actions, check_text
 from gate.publish import bundle as publishing
 from gate.report import sizing
 from gate.report.annotations import check_annotations
-from gate.report.context import RunInfo, significance_line
-from gate.report.formatting import icon, verdict_words, waivers_applied
+from gate.report.context import RunInfo
+from gate.report.formatting import headline, icon
+from gate.report.significance import significance_line
 from gate.runtime.facade import Reporter
 
 T = TypeVar("T")
@@ -160,13 +161,15 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
     are the thresholds judged (per suite, group or model), a kind's own line (`Kind.summary_line`, e.g. a seed's
     "Tests: x/y") counts what its seed counted."""
     out = sys.stdout
-    words = verdict_words(verdict.verdict, waivers_applied(verdict.suites))  # never a plain "passed" when waived
+    words = headline(verdict.verdict, verdict.suites)  # never a plain "passed" when waived; advisory ones apart
     out.write(f"{icon(verdict.verdict)} {verdict.name}: {words}\n")
     if verdict.skipped_reason:
         out.write(f"  skipped: {verdict.skipped_reason}\n")
     totals = {v: sum(s.count(v) for s in verdict.suites) for v in CheckVerdict}
     if any(totals.values()):
         out.write("  gate.yml checks: " + ", ".join(f"{n} {v.value}" for v, n in totals.items() if n) + "\n")
+    if advisory := ", ".join(f"{n} {v.value}" for v in CheckVerdict if (n := verdict.advisory_count(v))):
+        out.write(f"  advisory checks (never blocking): {advisory}\n")
     if verdict.counts_as is not verdict.verdict:
         out.write(f"  counts as {verdict.counts_as.value} (gate.yml: inconclusive: {verdict.inconclusive.value})\n")
     if line := significance_line(verdict):
@@ -176,8 +179,8 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
     for suite in verdict.suites:
         counts = ", ".join(f"{suite.count(v)} {v.value}" for v in CheckVerdict if suite.count(v))
         out.write(f"  {icon(suite.verdict)} {suite.result.name} ({suite.result.kind}): "
-                  f"{verdict_words(suite.verdict, waivers_applied([suite]))}"
-                  f" — checks: {counts or 'none'}\n")
+                  f"{headline(suite.verdict, [suite])}"
+                  f" — checks: {counts or 'none'}{_advisory_counts(suite)}\n")
         summary_line = get_kind(suite.result.kind).summary_line
         if summary_line is not None:
             out.write(f"     {summary_line(suite)}\n")
@@ -185,6 +188,12 @@ def print_summary(verdict: GateVerdict, written: report.WrittenReport, *, verbos
     if verbose:
         for path in written.files:
             out.write(f"    {io.display_path(path)}\n")
+
+
+def _advisory_counts(suite: SuiteVerdict) -> str:
+    """"; advisory: 1 pass, 2 fail" — the advisory checks, which never block, counted apart ("" when none)."""
+    counts = ", ".join(f"{n} {v.value}" for v in CheckVerdict if (n := suite.count(v, advisory=True)))
+    return f"; advisory (never blocking): {counts}" if counts else ""
 
 
 def written_line(written: report.WrittenReport) -> str:

@@ -86,7 +86,8 @@ def test_report_json_follows_schema_1(tmp_path):
     assert set(suite) >= {"name", "kind", "verdict", "fingerprint", "metrics", "groups", "checks", "unmeasured"}
     [check] = suite["checks"]
     assert check == {"metric": "bertscore_f1", "scope": "group", "key": {"exercise": "1", "model": "m"},
-                     "op": "min", "fail": 0.8, "warn": None, "value": 0.5, "verdict": "fail"}
+                     "op": "min", "fail": 0.8, "warn": None, "value": 0.5, "verdict": "fail",
+                     "advisory": False}
     group = next(g for g in suite["groups"] if g["level"] == "group")
     assert group["key"] == {"exercise": "1", "model": "m"} and group["verdict"] == "fail"
 

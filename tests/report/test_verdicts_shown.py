@@ -116,7 +116,7 @@ def test_an_inconclusive_gate_says_what_it_counts_as():
 
 def test_report_json_carries_statistics_notes_waivers_and_change_evidence():
     data = report_json(mixed_gate(), RUN.generated_at, None)
-    assert data["statistics"] == {"alpha": 0.05, "correction": "holm", "tested": 2}
+    assert data["statistics"] == {"alpha": 0.05, "correction": "holm", "tested": 2, "advisory_tested": 0}
     assert data["notes"] == ["waiver for stab.recall (@cy) matches no check: remove it or fix its suite/metric"]
     assert data["counts_as"] == "fail" and data["inconclusive_policy"] == "neutral"
     [suite] = data["suites"]
