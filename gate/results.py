@@ -135,6 +135,8 @@ class Item:
     details: ItemDetails | None = None
     draws: int = 1  # generations the values are the mean of (records with a `sample` index)
     spread: Mapping[str, float] = field(default_factory=dict)  # their variance (ddof 1), where draws >= 2
+    # each numeric value's draws, in order, where draws >= 2: what per-draw criteria (flaky items, k-of-n) read
+    draw_values: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from gate.judge.types import (
     Change,
     CheckResult,
     CheckVerdict,
+    FlakyItem,
     GateVerdict,
     Op,
     SuiteVerdict,
@@ -34,6 +35,6 @@ from gate.judge.verdicts import VerdictSettings, judge_gate, judge_suite
 from gate.judge.waivers import apply_waivers
 
 __all__ = ["TOLERANCE", "BaselineComparison", "BaselineItem", "BaselineSnapshot", "Change", "CheckResult",
-           "CheckVerdict", "GateVerdict", "Op", "SuiteVerdict", "Verdict", "VerdictSettings", "WaiverInfo",
+           "CheckVerdict", "FlakyItem", "GateVerdict", "Op", "SuiteVerdict", "Verdict", "VerdictSettings", "WaiverInfo",
            "apply_waivers", "change_checks", "decide", "decide_family", "judge_gate", "judge_suite", "judge_value",
            "paired_rows", "paired_values", "threshold_checks", "weigh_gate_changes", "worst"]

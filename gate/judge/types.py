@@ -145,6 +145,30 @@ class BaselineComparison(Protocol):
     def not_comparable_reason(self) -> str | None: ...
 
 
+@dataclass(frozen=True)
+class FlakyItem:
+    """An item whose draws straddle a check's bound: `met` of `draws` meet `op` `bound` on `column`."""
+
+    key: Key
+    metric: str  # the checked metric (the mean of `column` over a group's items)
+    column: str  # the item value each draw is read on
+    op: Op
+    bound: float
+    met: int
+    draws: int
+    low: float  # the draws' smallest and largest value
+    high: float
+    sd: float  # their standard deviation (ddof 1): the item's own noise
+
+    @property
+    def share(self) -> float:
+        return self.met / self.draws
+
+    @property
+    def criterion(self) -> str:
+        return f"{self.column} {'≥' if self.op is Op.MIN else '≤'} {self.bound:g}"
+
+
 _SEVERITY = {Verdict.SKIPPED: -1, Verdict.PASS: 0, Verdict.WARN: 1, Verdict.INCONCLUSIVE: 2, Verdict.FAIL: 3}
 
 
@@ -183,6 +207,7 @@ class SuiteVerdict:
     verdict: Verdict
     policy: UnmeasuredPolicy
     comparison: BaselineComparison | None = None  # the suite against its baseline snapshot, when one was looked up
+    flaky: tuple[FlakyItem, ...] = ()  # items whose draws straddle a check's bound, worst first (gate.judge.items)
 
     @cached_property
     def _on_group(self) -> dict[tuple[str, Key], list[CheckResult]]:

@@ -21,6 +21,7 @@ from gate import stats
 from gate.config import CheckConfig, InconclusivePolicy, UnmeasuredPolicy, Waiver
 from gate.judge.changes import change_checks
 from gate.judge.family import decide_family
+from gate.judge.items import flaky_items, item_criteria
 from gate.judge.thresholds import threshold_checks
 from gate.judge.types import BaselineComparison, CheckResult, GateVerdict, Op, SuiteVerdict, Verdict, worst
 from gate.judge.waivers import apply_waivers
@@ -49,7 +50,8 @@ def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig | Sequence
     for metric, given in checks.items():
         for check in ((given,) if isinstance(given, CheckConfig) else given):
             outcomes += _outcomes(result, metric, check, comparison, statistic_of, settings)
-    suite = SuiteVerdict(result, tuple(outcomes), Verdict.PASS, policy, comparison)
+    flaky = flaky_items(result, item_criteria(checks, statistic_of))
+    suite = SuiteVerdict(result, tuple(outcomes), Verdict.PASS, policy, comparison, flaky)
     decided, _ = decide_family([suite], settings.alpha, settings.correction)
     return _with_verdict(decided[0])
 

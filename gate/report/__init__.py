@@ -11,9 +11,9 @@ from gate import io
 from gate.config import ReportConfig, ReportFormat
 from gate.judge import GateVerdict
 from gate.kinds import get_kind
-from gate.report import context, markdown, sizing
+from gate.report import context, flaky, markdown, sizing
 from gate.report.json_report import report_json
-from gate.results import SuiteResult
+from gate.results import Key, SuiteResult
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,8 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
     run_day = run.generated_at[:10]
     for suite in verdict.suites:
         directory = output_dir / suite.result.name
-        io.write_csv_atomic(directory / "items.csv", suite.result.item_columns, item_rows(suite.result))
+        io.write_csv_atomic(directory / "items.csv", flaky.csv_columns(suite),
+                            item_rows(suite.result, flaky.csv_cells(suite) if flaky.sampled(suite.result) else None))
         files.append(directory / "items.csv")
         seed_exports = get_kind(suite.result.kind).exports  # the files the kind's seed wrote
         if seed_exports:
@@ -95,9 +96,13 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
     return WrittenReport(output_dir, text, tuple(files))
 
 
-def item_rows(result: SuiteResult) -> list[list[object]]:
+def item_rows(result: SuiteResult, flaky_cells: Mapping[Key, str] | None = None) -> list[list[object]]:
+    """items.csv's rows; with `flaky_cells` (a suite with repeated samples) a last `flaky` cell per item."""
     rows = []
     for item in result.items:
         values = {**dict(item.key), **item.values}
-        rows.append([values.get(column) for column in result.item_columns])
+        row = [values.get(column) for column in result.item_columns]
+        if flaky_cells is not None and flaky.COLUMN not in result.item_columns:
+            row.append(flaky_cells.get(item.key, ""))
+        rows.append(row)
     return rows

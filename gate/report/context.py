@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import gate.report.flaky as flaky
 import gate.report.over_time as over_time
 import gate.report.per_model as per_model
 import gate.report.views as views
@@ -222,6 +223,7 @@ def _suite(suite: SuiteVerdict, worst_items: int, description: str | None, run: 
             for name, value in result.metrics.items() if name in scorer.metrics
         ],
         "notes": [inert(n, limit=500) for n in result.notes],
+        "flaky": flaky.view(suite) if detail >= 1 else None,  # the worst items whose samples straddle a bound
         "fingerprint": {k: inert(v, limit=200) for k, v in result.fingerprint.items() if k != "libraries"},
         "view": views.build(suite, worst_items) if detail >= 1 else {},  # the kind's tables: shown from level 1
         "baseline": over_time.baseline_view(suite, run.stale_outputs.get(result.name),

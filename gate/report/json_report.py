@@ -7,7 +7,9 @@ checks sharing it; null when the gate was skipped), `notes` (waivers that matche
 check its `change` evidence (raw and adjusted p, MDE, baseline runs…) and its `waiver`, per baseline `runs`.
 Issue 35, item 3: per check `advisory` (true: judged and shown, never blocking, outside the verdicts), the gate's
 `advisory` object (`checks`, `verdicts` {verdict: count}, `summary` "2 advisory checks failed" or null) and
-`statistics.advisory_tested` (advisory checks tested alone at alpha, outside the family of `tested`).
+`statistics.advisory_tested` (advisory checks tested alone at alpha, outside the family of `tested`). Item 2: per
+suite `flaky` (null without repeated samples, else `count` and the worst 20 `items`: key, metric, column, op, bound,
+met, draws, min, max, sd).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+import gate.report.flaky as flaky
 from gate import __version__
 from gate.judge import BaselineComparison, CheckResult, CheckVerdict, GateVerdict, SuiteVerdict
 from gate.report.formatting import advisory_note
@@ -68,6 +71,7 @@ def _suite(suite: SuiteVerdict) -> dict[str, Any]:
         "unmeasured_policy": suite.policy.value,
         "notes": list(result.notes),
         "baseline": _baseline(suite.comparison),
+        "flaky": flaky.to_json(suite),  # items whose samples straddle a check's bound (null: no repeated samples)
     }
 
 

@@ -6,7 +6,8 @@ and before anything reads the result:
 
 - each numeric value is the mean over the item's generations (a boolean's mean is its rate); `draws` counts them
   and `spread` keeps their sample variance (ddof 1) — the item's own run-to-run noise, which the change test uses
-  (`gate.stats.change`: var(current mean − baseline mean) = s²·(1/draws + 1/runs));
+  (`gate.stats.change`: var(current mean − baseline mean) = s²·(1/draws + 1/runs)); `draw_values` keeps the
+  draws' own values, in order, for per-draw criteria (`gate.judge.items`: flaky items, k-of-n pass rates);
 - every group metric (and suite metric) the items determine is recomputed from the merged items through the kind's
   item statistics, so "metrics use the per-item mean": an item with five generations weighs as much as one with
   two. Metrics the items do not determine (counts, p-values, comparisons) stay as the scorer computed them;
@@ -51,6 +52,7 @@ def collapse(result: SuiteResult, statistic: Callable[[str], ItemStatistic | Non
 def _merged(key: Key, draws: Sequence[Item]) -> Item:
     values: dict[str, Any] = {}
     spread: dict[str, float] = {}
+    per_draw: dict[str, tuple[float, ...]] = {}
     for column in dict.fromkeys(c for item in draws for c in item.values):
         found = [item.values.get(column) for item in draws]
         numbers = [float(v) for v in found if v is not None and _number(v)]
@@ -58,11 +60,12 @@ def _merged(key: Key, draws: Sequence[Item]) -> Item:
             values[column] = math.fsum(numbers) / len(numbers)
             if len(numbers) >= 2:
                 spread[column] = float(np.var(numbers, ddof=1))
+                per_draw[column] = tuple(numbers)
         else:  # text and other non-numbers: the first generation's (what the report shows beside the means)
             values[column] = next((v for v in found if v is not None), None)
     values["draws"] = len(draws)
     first = draws[0]
-    return Item(key, values, first.source, first.details, draws=len(draws), spread=spread)
+    return Item(key, values, first.source, first.details, draws=len(draws), spread=spread, draw_values=per_draw)
 
 
 def _number(value: Any) -> bool:
