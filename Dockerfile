@@ -163,8 +163,8 @@ WORKDIR /github/workspace
 ENTRYPOINT ["llm-gate"]
 CMD ["--help"]
 
-# ---- the model-free image (`--target slim`): heuristic suites and RAG suites without
-# embeddings; a suite that needs a model exits 3 naming it and this image's alternative
+# ---- the model-free image (`--target slim`, released as <image>:<version>-slim): heuristic suites and RAG
+# suites without embeddings; a suite that needs a model exits 3 naming it and the image to use
 FROM image AS slim
 COPY --from=slim-deps /opt/llm-gate/layers/slim-deps/ /opt/llm-gate/venv/
 COPY --from=wheel /opt/llm-gate/layers/gate/ /opt/llm-gate/venv/

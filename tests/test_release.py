@@ -145,6 +145,7 @@ def test_release_runs_on_version_tags_only_and_is_least_privilege():
     assert {name: job["permissions"] for name, job in JOBS.items()} == {
         "check": {"contents": "read"},
         "image": {"contents": "read", "packages": "write", "id-token": "write", "attestations": "write"},
+        "image-slim": {"contents": "read", "packages": "write", "id-token": "write", "attestations": "write"},
         "dist": {"contents": "read"},
         "pypi": {"id-token": "write"},
         "notes": {"contents": "write"},
@@ -203,6 +204,26 @@ def test_the_image_is_built_once_with_sbom_and_provenance_then_signed_and_attest
     (attest,) = steps_using("image", "actions/attest-build-provenance")
     assert attest["with"] == {"subject-name": "${{ needs.check.outputs.image }}", "subject-digest": digest,
                               "push-to-registry": True}
+
+
+def test_the_model_free_image_is_released_beside_it_the_same_way():
+    """`--target slim` as <image>:<version>-slim (and :<major>-slim): the image job's steps but for the build's
+    target and tags and the summary's tag; signed and attested by its own digest."""
+    image, slim = JOBS["image"], JOBS["image-slim"]
+    assert slim["needs"] == "check" and slim["outputs"] == image["outputs"]
+    (build,) = steps_using("image-slim", "docker/build-push-action")
+    assert build["with"]["target"] == "slim" and build["with"]["tags"].splitlines() == [
+        "${{ needs.check.outputs.image }}:${{ needs.check.outputs.version }}-slim",
+        "${{ needs.check.outputs.image }}:${{ needs.check.outputs.major }}-slim"]
+    (pin,) = [s for s in slim["steps"] if s.get("id") == "pin"]
+    assert pin["env"]["VERSION"] == "${{ needs.check.outputs.version }}-slim"
+
+    def same(step: dict) -> dict:
+        step = {**step, "name": None}
+        if "with" in step and "tags" in step["with"]:
+            step["with"] = {k: v for k, v in step["with"].items() if k not in ("tags", "target", "build-args")}
+        return {**step, "env": {**step.get("env", {}), "VERSION": None}} if "env" in step else step
+    assert [same(s) for s in slim["steps"]] == [same(s) for s in image["steps"]]
 
 
 def test_pypi_is_published_by_trusted_publishing_from_a_job_that_runs_no_repository_code():
