@@ -180,8 +180,11 @@ def _plant(root: Path) -> int:
     rewrite(root / "heuristic/responses.jsonl", lambda i, r: {
         **r, "model": p["heuristic-model"] if "llama" in r["model"] else r["model"],
         "prompt_id": p["prompt-id"] if r["prompt_id"] == "C01" else r["prompt_id"], "response": p["response"]})
+    # one query rewritten: its id no longer pairs (the runs pair by id and question), and the note naming it
+    # carries the hostile text to every surface; the other queries still pair, so the suite is still compared
     rewrite(root / "rag/enhanced.jsonl", lambda i, r: {
-        **r, "system": p["system"], "query": p["query"], "id": p["rag-id"] if r["id"] == "q01" else r["id"]})
+        **r, "system": p["system"], "query": p["query"] if r["id"] == "q02" else r["query"],
+        "id": p["rag-id"] if r["id"] == "q01" else r["id"]})
     config = yaml.safe_load((root / "gate.yml").read_text())
     config["name"] = NAME
     for suite, description in zip(config["suites"].values(), p["description"], strict=True):
