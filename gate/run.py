@@ -120,7 +120,9 @@ def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
     config = read_config(settings.config_path, output_dir_given=settings.output_dir is not None)
     base_dir, output_dir = settings.config_path.resolve().parent, settings.output_dir or Path(config.report.output_dir)
     refuse_a_committed_cache(config, settings.config_path)
-    loaded = load_suites(select_suites(config, settings.suites, settings.models), base_dir)
+    selected = select_suites(config, settings.suites, settings.models)
+    generate_records(config, selected, settings)  # every shard replays the same records (a miss stops it here)
+    loaded = load_suites(selected, base_dir)
     store = compute_model_work(loaded, config, torch_runtime(config, base_dir, settings), base_dir, shard=shard,
                                cache=open_cache(config.runtime), shown=progress_for(settings, quiet))
     path = store.save(shard_file(output_dir, shard))

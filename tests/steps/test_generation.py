@@ -223,3 +223,16 @@ def test_with_a_base_checkout_the_pull_request_supplies_the_data(wordcount, serv
     assert (pr / "cassettes" / "lengths" / "chat__gpt-a.jsonl").exists() and not (base / "cassettes").exists()
     assert json.loads((pr / "answers.jsonl").read_text())["response"].endswith("The pull request's prompt.")
     assert not (base / "answers.jsonl").exists()
+
+
+def test_a_shard_generates_its_records_before_planning(wordcount, server, monkeypatch, invoke):  # noqa: F811
+    """`run --shard i/N` plans the whole run's model work from the records, so it replays them first too."""
+    root = wordcount
+    monkeypatch.chdir(root)
+    setup(root, server.base_url, models="[gpt-a]")
+    assert invoke(root, "generate", "--cassettes", "record-missing", base_url=server.base_url).exit_code == 0
+    (root / "answers.jsonl").unlink()
+    calls = server.count
+    sharded = invoke(root, "run", "--shard", "1/2", "--output-dir", str(root / "report"), base_url=server.base_url)
+    assert sharded.exit_code == 0, sharded.output
+    assert (root / "answers.jsonl").exists() and server.count == calls
