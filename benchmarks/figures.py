@@ -9,16 +9,28 @@ from collections.abc import Mapping
 GIB = 1024 ** 3
 
 
+def cpu_model() -> str:
+    """The host's CPU as /proc/cpuinfo names it (else what `platform` knows): every benchmark prints it."""
+    import platform
+
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
 def machine() -> dict:
     import torch
 
-    cpu, flags = "unknown", set()
+    cpu, flags = cpu_model(), set()
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("model name") and cpu == "unknown":
-                cpu = line.split(":", 1)[1].strip()
-            elif line.startswith("flags") and not flags:
+            if line.startswith("flags"):
                 flags = set(line.split(":", 1)[1].split())
+                break
     except OSError:
         pass
     memory = None

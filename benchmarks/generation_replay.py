@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from figures import cpu_model  # benchmarks/figures.py: run as a script, benchmarks/ is on the path
 
 STAND_IN = """import json, sys
 for line in sys.stdin:
@@ -62,15 +63,6 @@ def timed(config: Path, out: Path) -> float:
     return elapsed
 
 
-def cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -105,7 +97,7 @@ def main() -> None:
             times["replay"].append(timed(replay / "gate.yml", root / "r"))
             times["files"].append(timed(files / "gate.yml", root / "f"))
         med = {k: statistics.median(v) for k, v in times.items()}
-        print(f"host: {cpu()}, {os.cpu_count()} CPUs; {calls:,} calls, {entries:,} cassette entries; "
+        print(f"host: {cpu_model()}, {os.cpu_count()} CPUs; {calls:,} calls, {entries:,} cassette entries; "
               f"{args.rounds} interleaved rounds")
         for name, values in times.items():
             print(f"  {name:7s} median {med[name]:.3f} s  ({', '.join(f'{v:.2f}' for v in values)})")

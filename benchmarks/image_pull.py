@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -28,6 +27,8 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from figures import cpu_model  # benchmarks/figures.py: run as a script, benchmarks/ is on the path
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = "examples/generation/gate.yml"
@@ -55,7 +56,7 @@ def main() -> int:
         try:
             registry = start_registry(Path(work), args.port, started)
             engine, note = clean_engine(Path(work), started)
-            print(f"host: {cpu()}, {os.cpu_count()} cores; registry 127.0.0.1:{args.port}; pulls into {note}")
+            print(f"host: {cpu_model()}, {os.cpu_count()} cores; registry 127.0.0.1:{args.port}; pulls into {note}")
             results = {}
             for name, tag in images.items():
                 ref = f"localhost:{args.port}/llm-quality-gate:{name}"
@@ -181,15 +182,6 @@ def wait(ready, what: str, seconds: float = 60) -> None:
             sys.exit(f"{what} did not start in {seconds:.0f} s")
         time.sleep(0.5)
 
-
-def cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":
