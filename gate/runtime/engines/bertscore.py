@@ -37,7 +37,7 @@ import torch
 from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
-from gate.runtime.engines import batching, tokens
+from gate.runtime.engines import batching, heap, tokens
 from gate.runtime.engines.fused import fuse_activations
 from gate.runtime.engines.progress import model_progress
 from gate.runtime.engines.scores import RawBertScores  # defined without torch, for the cached runs' replay
@@ -189,6 +189,7 @@ class BertScoreEngine:
         pairs are scored (`gate.runtime.work.execute`), so it holds one block's states, not every text's."""
         for ids in map(self.token_ids, texts):
             self._states.pop(ids, None)
+        heap.return_freed_memory()  # else malloc keeps them, and the next block's states fit its holes badly
 
     def token_states(self, text: str) -> np.ndarray:
         """The (tokens, hidden) float32 states of `text` at `layer`, encoding it if needed."""
@@ -203,6 +204,7 @@ class BertScoreEngine:
         """
         for ids in map(self.token_ids, texts):
             self._states.pop(ids, None)
+        heap.return_freed_memory()  # else malloc keeps them, and the next block's states fit its holes badly
         self._encode(texts)
 
     def adopt_states(self, text: str, states: np.ndarray) -> None:
@@ -282,9 +284,7 @@ class BertScoreEngine:
                 )
                 scores = greedy_cos_idf(*(t.to(self.device) for t in (*args, empty)))
                 result[:, idx] = torch.stack(scores).cpu().double().numpy()
-        windowed = np.array(
-            [max(len(c), len(r)) > self.max_tokens for c, r in zip(cands, refs, strict=True)], dtype=bool
-        )
+        windowed = np.array([max(len(c), len(r)) > self.max_tokens for c, r in zip(cands, refs, strict=True)], bool)
         return RawBertScores(result[0], result[1], result[2], windowed)
 
     def _pad(self, seqs: list[tuple[int, ...]], idf: dict[int, float], unseen: float):
