@@ -27,6 +27,7 @@ from gate.errors import ExitCode, interrupt
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.kinds import KINDS, get_kind
 from gate.kinds.base import Grader
+from gate.kinds.needs import needed_models
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
 from gate.publish.flow import publish as publish_report
@@ -178,9 +179,10 @@ def replay(paths: Sequence[Path], loaded: Sequence[LoadedSuite], config: GateCon
 
 
 def torch_runtime(config: GateConfig, base_dir: Path, settings: Settings) -> TorchRuntime:
-    """The run's one model runtime; where models are found offline comes from the settings."""
+    """The run's one model runtime; where models are found offline comes from the settings, what each does for
+    the suites (the words and gate.yml field of a missing model's advice) from their kinds."""
     return TorchRuntime(config.runtime, base_dir, model_dirs=settings.model_dirs, hub_offline=settings.hub_offline,
-                        pull_into=settings.model_dir)
+                        pull_into=settings.model_dir, roles=[need.use for need in needed_models(config)])
 
 
 def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]], cache_dir: Path) -> Grader:

@@ -50,19 +50,23 @@ class ModelsConfig(StrictModel):
 
 @dataclass(frozen=True)
 class ModelRole:
-    """What a model does for a suite: the `models:` key that sets it for every suite, and how advice names it."""
+    """What a model does for a suite: the `models:` key that sets it for every suite, how advice names it, and the
+    runtime engine that loads it. A run hands the runtime every suite's roles (`gate.kinds.needed_models`), so a
+    model that is missing or damaged is named in the suite's words with the field that sets it, while the runtime
+    itself knows engines only."""
 
     key: str  # under `models:`, and how `models list` labels it: "embedding", "bertscore", a kind's own key
-    words: str  # what model resolution's advice calls it (`gate.runtime.engines.models.ALTERNATIVES`)
+    words: str  # what model resolution's advice calls it: "BERTScore", "embedding", "stereotype classifier"
     field: str = ""  # the gate.yml field that names the model; "" for `models.<key>`
+    engine: str = ""  # the runtime engine that loads it (`gate.runtime.api`: bertscore, embedding, classifier)
 
     @property
     def config_field(self) -> str:
         return self.field or f"models.{self.key}"
 
 
-EMBEDDING = ModelRole("embedding", "embedding")
-BERTSCORE = ModelRole("bertscore", "BERTScore", "models.bertscore.model")
+EMBEDDING = ModelRole("embedding", "embedding", engine="embedding")
+BERTSCORE = ModelRole("bertscore", "BERTScore", "models.bertscore.model", engine="bertscore")
 
 
 @dataclass(frozen=True)

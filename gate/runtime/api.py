@@ -113,7 +113,7 @@ class ClassProbabilities:
     """softmax(logits)[label] per text, in the order given.
 
     A text over the model's token limit is classified in overlapping windows and gets the largest
-    probability of any window (a stereotype anywhere in a long answer counts); it is flagged.
+    probability of any window (what the label flags anywhere in a long answer counts); it is flagged.
     """
 
     probability: tuple[float, ...]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from gate.config import RuntimeConfig
+from gate.config import ModelRole, RuntimeConfig
 from gate.runtime.api import ClassifierLabels, RuntimeSummary
 from gate.runtime.engines.models import EMBEDDED_NAMES, ResolvedModel
 from gate.runtime.engines.models import pull as pull_model
@@ -72,6 +72,10 @@ def merge_stores(paths: Sequence[Path]) -> ResultStore:
     return ResultStore.merge([ResultStore.load(p) for p in paths])
 
 
+# A local provider's model (`providers.<name>.model`, type local), as a missing one's advice names it.
+CAUSAL_LM = ModelRole("local", "causal LM", "the local provider's `model`")
+
+
 def causal_lm(name: str, settings: RuntimeConfig, base_dir: Path, *, model_dirs: Sequence[Path] = (),
               hub_offline: bool = False, pull_into: Path | None = None) -> object:
     """A local Hugging Face causal LM for generation (`gate.generate.providers.local.LocalEngine`), found like
@@ -79,6 +83,6 @@ def causal_lm(name: str, settings: RuntimeConfig, base_dir: Path, *, model_dirs:
     `pull_into`); torch is imported here, only when a suite generates with a local provider."""
     from gate.runtime.engines.causal import CausalLM
 
-    found = resolve_model(name, base_dir=base_dir, cache_dir=Path(settings.cache_dir), role="causal LM",
+    found = resolve_model(name, base_dir=base_dir, cache_dir=Path(settings.cache_dir), role=CAUSAL_LM,
                           extra_dirs=model_dirs, hub_offline=hub_offline, pull_into=pull_into)
     return CausalLM(found.path, device=settings.device.value, name=name)

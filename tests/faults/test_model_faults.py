@@ -66,7 +66,7 @@ def damaged(pristine: dict[str, Path], kind: str, corruption: str, project: Path
 ENGINES: dict[str, tuple[str, Callable[[TorchRuntime, str], object]]] = {
     "BERTScore": ("bert", lambda rt, m: rt.bertscore(BertScoreSpec(model=m, layer=1), ["a b"], ["a c"])),
     "embedding": ("bert", lambda rt, m: rt.embed(m, ["the function handles the empty list"])),
-    "stereotype classifier": ("albert", lambda rt, m: rt.classify(m, ["women are too emotional"], 1)),
+    "sequence classifier": ("albert", lambda rt, m: rt.classify(m, ["women are too emotional"], 1)),
 }
 
 

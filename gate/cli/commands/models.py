@@ -16,8 +16,8 @@ def configured_models(config: GateConfig | None) -> list[tuple[str, str, bool]]:
     the kinds' own) and each suite's own model (its kind's `models_of`: a suite's `bertscore:`, `classifier:` or
     `embedding:`, labelled with the suites: "embedding (probes)"), found as `validate` and a run find them; the
     defaults without a config. A `models:` entry that every suite of its role overrides is left out."""
-    from gate.cli.commands.validate import needed_models
     from gate.config.registered import default_models
+    from gate.kinds.needs import needed_models
 
     spec = config.models if config else default_models()
     defaults = [(key, spec.model(key)) for key in type(spec).model_fields]

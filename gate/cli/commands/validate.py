@@ -14,37 +14,15 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from gate import io
 from gate.baselines.comparison import read_snapshot, snapshot_path
-from gate.config import GateConfig, ModelRole
 from gate.errors import ConfigError, ExitCode, InputError, ModelUnavailable, Problem
-from gate.kinds import get_kind
+from gate.kinds.needs import ModelNeed, needed_models
 from gate.run import read_config
 from gate.runtime.facade import resolve_model
 from gate.steps import load_suites, refuse_a_committed_cache, select_suites
-
-
-@dataclass(frozen=True)
-class ModelNeed:
-    """One model a run would load: its name as configured, its role and the suites that use it."""
-
-    name: str
-    role: ModelRole
-    suites: tuple[str, ...]
-
-
-def needed_models(config: GateConfig) -> list[ModelNeed]:
-    """The models the suites load, as each suite's kind says (`Kind.models_of`: the suite's own settings applied
-    as its scorer applies them; a suite that loads none, none)."""
-    found: dict[tuple[str, ModelRole], list[str]] = {}
-    for suite_name, suite in config.suites.items():
-        models_of = get_kind(suite.kind).models_of
-        for use in models_of(config, suite) if models_of else ():
-            found.setdefault((use.name, use.role), []).append(suite_name)
-    return [ModelNeed(name, role, tuple(suites)) for (name, role), suites in found.items()]
 
 
 def validate_gate(config_path: Path, model_dirs: Sequence[Path] = (), pull_into: Path | None = None) -> ExitCode:
@@ -97,7 +75,7 @@ def _check_models(needs: Sequence[ModelNeed], base_dir: Path, cache_dir: Path, m
     for need in needs:
         try:
             resolved = resolve_model(need.name, base_dir=base_dir, cache_dir=cache_dir, allow_download=False,
-                                     role=need.role.words, field=need.role.config_field, extra_dirs=model_dirs)
+                                     role=need.role, extra_dirs=model_dirs)
             where = f"{resolved.source.value}: {io.display_path(resolved.path)}"
         except ModelUnavailable as exc:
             missing += 1

@@ -10,7 +10,7 @@ from pydantic import Field
 from gate.config import EMBEDDING, GateConfig, ModelKey, ModelRole, ModelUse
 from gate.config.base import Globs, SuiteBase
 
-CLASSIFIER = ModelRole("stereotype", "stereotype classifier")
+CLASSIFIER = ModelRole("stereotype", "stereotype classifier", engine="classifier")
 MODEL_KEYS = (ModelKey(CLASSIFIER, "holistic-ai/bias_classifier_albertv2", "Stereotype classifier (HEARTS)."),)
 
 

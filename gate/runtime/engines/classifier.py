@@ -1,4 +1,4 @@
-"""Sequence classification (the stereotype detector): softmax class probabilities per text.
+"""Sequence classification (a kind's detector, e.g. HEARTS's): softmax class probabilities per text.
 
 The seed runs `softmax(model(**tokenizer(text, truncation=True, max_length=512)).logits)[1]`. We
 tokenise exactly as `tokenizer(text)` does (special tokens added, an empty or whitespace text is
@@ -12,7 +12,7 @@ Long texts: a text over `max_tokens` has its content tokens (those between the s
 `tokenizer(text)` adds) cut into overlapping windows of W = max_tokens - (number of special tokens)
 tokens, one starting every W // 2 tokens (at least 1), the last aligned to the end of the text; each
 window is wrapped in the same special tokens and classified on its own. The text's probability for a
-label is the MAX over its windows (a stereotype anywhere in a long answer counts), and the text is
+label is the MAX over its windows (what the label flags anywhere in a long answer counts), and the text is
 flagged as windowed. Being a per-label max, the probabilities of a windowed text need not sum to 1.
 
 Each unique text is tokenised and classified once per classifier (its softmax vectors are memoised,
@@ -36,7 +36,8 @@ from gate.runtime.engines.fused import fuse_activations
 from gate.runtime.engines.progress import model_progress
 
 _FIX = (
-    "point models.stereotype at a local directory holding a transformers sequence-classification model "
+    "point the gate.yml field that names the classifier at a local directory holding a transformers "
+    "sequence-classification model "
     "(config.json, weights and tokenizer files), or run `llm-gate models pull NAME` on a machine with network"
 )
 _LOAD_ERRORS = (OSError, ValueError, KeyError, TypeError)
@@ -65,7 +66,7 @@ class SequenceClassifier:
         cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64,
         batch_tokens: int | None = None,
     ) -> SequenceClassifier:
-        torch_dtype = tokens.torch_dtype(dtype, "Stereotype classifier")
+        torch_dtype = tokens.torch_dtype(dtype, "Sequence classifier")
         if not Path(model_dir).is_dir():
             raise ModelUnavailable(f"no model directory at {model_dir}", fix=_FIX)
         try:

@@ -21,6 +21,7 @@ from enum import Enum
 from pathlib import Path
 
 from gate import io
+from gate.config import ModelRole
 from gate.errors import ConfigError, ModelUnavailable
 from gate.io import paths
 
@@ -52,24 +53,23 @@ def model_dirs(cache_dir: Path, extra: Sequence[Path] = ()) -> list[Path]:
     return [*extra, cache_dir / "models"]
 
 
-# What to do instead of pulling, per role (the roles `gate.runtime.engines.integrity` names): only BERTScore and the
-# embedder have an embedded stand-in; a stereotype classifier must be a sequence-classification model.
-ALTERNATIVES = {
-    "BERTScore": "point models.bertscore.model at a local directory, or use the embedded backbone "
-                 "`{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}` for BERTScore",
-    "embedding": "point models.embedding at a local directory, or use the embedded "
+# What to do instead of pulling, per engine (`ModelRole.engine`), `{field}` the gate.yml field that names the model:
+# only BERTScore and the embedder have an embedded stand-in; a classifier must be a sequence-classification model.
+INSTEAD = {
+    "bertscore": "point {field} at a local directory, or use the embedded backbone "
+                 "`{{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}}` for BERTScore",
+    "embedding": "point {field} at a local directory, or use the embedded "
                  "`sentence-transformers/all-MiniLM-L6-v2` (no download)",
-    "stereotype classifier": "point models.stereotype at a local sequence-classification model directory (its "
-                             "config.json names the labels; no stereotype classifier is embedded)",
+    "classifier": "point {field} at a local sequence-classification model directory (its config.json names the "
+                  "labels; no classifier is embedded)",
 }
 
 
 def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
-            role: str | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False,
-            pull_into: Path | None = None, field: str | None = None) -> ResolvedModel:
-    """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, with advice for its `role`
-    ("BERTScore", "embedding" or "stereotype classifier"; None: any model), or for the gate.yml `field` that
-    names it where the role has no advice of its own. `extra_dirs` are searched before
+            role: ModelRole | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False,
+            pull_into: Path | None = None) -> ResolvedModel:
+    """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, named in its `role`'s words with
+    advice for the role's engine and the gate.yml field that sets it (None: any model). `extra_dirs` are searched before
     <cache_dir>/models; `hub_offline` (HF_HUB_OFFLINE) forbids the download `allow_download` would allow.
     `pull_into` (the workflow's `model_dir`, one of `extra_dirs`): where a model found nowhere is pulled, hub
     switch or not: the workflow asked for exactly that download."""
@@ -103,10 +103,11 @@ def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool 
     if allow_download and not hub_offline:
         path = pull(name, cache_dir / "models")
         return ResolvedModel(name, path, ModelSource.HUB, path.name)
+    field = role.config_field if role else "the config"
     raise ModelUnavailable(
-        f"{role + ' ' if role else ''}model {name!r} is not available offline (looked in: {'; '.join(looked)})",
+        f"{role.words + ' ' if role else ''}model {name!r} is not available offline (looked in: {'; '.join(looked)})",
         fix=f"run `llm-gate models pull {name}` on a machine with network (or bake it into the image), or "
-        + ALTERNATIVES.get(role or "", f"point {field or 'the config'} at a local model directory"),
+        + INSTEAD.get(role.engine if role else "", "point {field} at a local model directory").format(field=field),
     )
 
 

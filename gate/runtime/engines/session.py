@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gate.config import RuntimeConfig
+from gate.config import BERTSCORE as BERTSCORE_ROLE
+from gate.config import EMBEDDING as EMBEDDING_ROLE
+from gate.config import ModelRole, ModelUse, RuntimeConfig
 from gate.errors import ConfigError, Problem
 from gate.runtime.api import (
     BERTSCORE,
@@ -35,19 +37,26 @@ if TYPE_CHECKING:  # numpy is imported on first use
 # Bumped when our BERTScore implementation changes numerically (part of every fingerprint).
 BERTSCORE_IMPLEMENTATION = "gate-bertscore/1"
 EMBEDDING_LIBRARIES = ("sentence-transformers",)  # versions an embedding's fingerprint names beyond torch
+# How an engine's model is named where no suite's role says more (a runtime used without `roles`).
+ENGINE_ROLES = {BERTSCORE: BERTSCORE_ROLE, EMBEDDING: EMBEDDING_ROLE,
+                CLASSIFIER: ModelRole("classifier", "sequence classifier",
+                                      "the gate.yml field that names the classifier", CLASSIFIER)}
 
 
 class TorchRuntime:
     def __init__(self, config: RuntimeConfig, base_dir: Path, *, model_dirs: Sequence[Path] = (),
-                 hub_offline: bool = False, pull_into: Path | None = None):
+                 hub_offline: bool = False, pull_into: Path | None = None, roles: Sequence[ModelUse] = ()):
         """`model_dirs` (searched before <cache_dir>/models), `hub_offline` and `pull_into` (the workflow's
-        `model_dir`, where a missing model is pulled) come from `gate.config.settings`."""
+        `model_dir`, where a missing model is pulled) come from `gate.config.settings`; `roles`, what each model
+        does for the suites (`gate.kinds.needed_models`), words the advice for a model that is missing or
+        damaged (the runtime itself knows engines only)."""
         self.config = config
         self.base_dir = base_dir
         self.cache_dir = Path(config.cache_dir)
         self.model_dirs = tuple(model_dirs)
         self.hub_offline = hub_offline
         self.pull_into = pull_into
+        self._roles = {(use.name, use.role.engine): use.role for use in roles}
         self._device: DeviceChoice | None = None
         self._peeked: DeviceChoice | None = None  # `choice` decided without torch
         self.threads = 0  # set with the device
@@ -87,8 +96,12 @@ class TorchRuntime:
                   CLASSIFIER: self._classifiers.get(path)}.get(kind)
         return getattr(loaded, "meter", None)
 
-    def resolve(self, name: str, role: str | None = None) -> models.ResolvedModel:
-        """`name`'s model directory, resolved once; `role` (as `integrity` names it) picks a missing model's fix."""
+    def role(self, name: str, engine: str) -> ModelRole:
+        """What model `name` does when `engine` loads it: a suite's role where the run named one, else the engine's."""
+        return self._roles.get((name, engine), ENGINE_ROLES[engine])
+
+    def resolve(self, name: str, role: ModelRole | None = None) -> models.ResolvedModel:
+        """`name`'s model directory, resolved once; `role` words a missing model's error and picks its fix."""
         if name not in self._resolved:
             self._resolved[name] = models.resolve(name, base_dir=self.base_dir, cache_dir=self.cache_dir,
                                                   allow_download=self.config.allow_download, role=role,
@@ -100,7 +113,8 @@ class TorchRuntime:
         """The BERTScore engine of `spec` (loaded once per model directory and layer) and its layer."""
         from gate.runtime.engines import bertscore
 
-        resolved = self.resolve(spec.model, "BERTScore")
+        role = self.role(spec.model, BERTSCORE)
+        resolved = self.resolve(spec.model, role)
         layer = resolve_layer(spec)
         engine = self._bertscore.get((resolved.path, layer))
         if engine is None:
@@ -110,11 +124,11 @@ class TorchRuntime:
                 engine = bertscore.BertScoreEngine.load(str(resolved.path), layer=layer, device=choice.device,
                                                         dtype=choice.dtype, batch_size=self.config.batch_size,
                                                         batch_tokens=self.config.batch_tokens)
-                integrity.require_vocabulary(engine, "BERTScore")
+                integrity.require_vocabulary(engine, role)
             except ConfigError:
                 raise
             except Exception as exc:  # corrupt weights, wrong architecture, missing tokenizer files
-                raise integrity.unavailable("BERTScore", resolved, exc) from None
+                raise integrity.unavailable(role, resolved, exc) from None
             self._bertscore[(resolved.path, layer)] = engine
         return engine, layer
 
@@ -139,7 +153,7 @@ class TorchRuntime:
 
         from gate import io
 
-        resolved = self.resolve(model, "stereotype classifier")
+        resolved = self.resolve(model, self.role(model, CLASSIFIER))
         config = io.read_json_quiet(resolved.path / "config.json")
         labels: Any = config.get("id2label") if isinstance(config, dict) else None  # checked by using it
         try:
@@ -161,20 +175,21 @@ class TorchRuntime:
         """The `SentenceEmbedder` of `model`, loaded once per model directory."""
         from gate.runtime.engines.embeddings import SentenceEmbedder
 
-        return self._load(self._embedders, self.resolve(model, "embedding"), "embedding", SentenceEmbedder.load)
+        role = self.role(model, EMBEDDING)
+        return self._load(self._embedders, self.resolve(model, role), role, SentenceEmbedder.load)
 
     def classifier(self, model: str) -> Any:
         """The `SequenceClassifier` of `model`, loaded once per model directory."""
         from gate.runtime.engines.classifier import SequenceClassifier
 
-        role = "stereotype classifier"
+        role = self.role(model, CLASSIFIER)
         return self._load(self._classifiers, self.resolve(model, role), role, SequenceClassifier.load)
 
     def fingerprint(self, model: str, extra: Sequence[str] = ()) -> Fingerprint:
         """What `model`'s results are computed with (BERTScore adds its parameters in `bertscore_result`)."""
         return self._fingerprint(model, self.resolve(model), extra)
 
-    def _load(self, cache: dict[Path, Any], resolved: models.ResolvedModel, role: str, loader: Any) -> Any:
+    def _load(self, cache: dict[Path, Any], resolved: models.ResolvedModel, role: ModelRole, loader: Any) -> Any:
         if resolved.path not in cache:
             _quiet_transformers()
             choice = self.device

@@ -166,7 +166,7 @@ def test_unknown_label_is_rejected_with_the_labels(classifier):
 def test_missing_directory_is_unavailable_with_a_fix(tmp_path):
     with pytest.raises(ModelUnavailable) as info:
         SequenceClassifier.load(str(tmp_path / "nope"))
-    assert info.value.fix and "models.stereotype" in info.value.fix and "models pull" in info.value.fix
+    assert info.value.fix and "names the classifier" in info.value.fix and "models pull" in info.value.fix
     (tmp_path / "empty").mkdir()
     with pytest.raises(ModelUnavailable, match="Fix:"):
         SequenceClassifier.load(str(tmp_path / "empty"))

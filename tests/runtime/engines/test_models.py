@@ -155,13 +155,14 @@ def test_unknown_model_fails_fast_and_says_where_it_looked(in_tmp):
     assert "llm-gate models pull org/some-missing-model" in error.fix
 
 
-def missing(role_call):
-    """The ModelUnavailable a TorchRuntime raises when `role_call(runtime)` needs "org/missing"."""
+def missing(role_call, roles=()):
+    """The ModelUnavailable a TorchRuntime (told the suites' `roles`) raises when `role_call(runtime)` needs
+    "org/missing"."""
     from gate.config import RuntimeConfig
     from gate.runtime.api import BertScoreSpec
     from gate.runtime.engines.session import TorchRuntime
 
-    runtime = TorchRuntime(RuntimeConfig(cache_dir=".cache"), Path.cwd())
+    runtime = TorchRuntime(RuntimeConfig(cache_dir=".cache"), Path.cwd(), roles=roles)
     with pytest.raises(ModelUnavailable) as caught:
         role_call(runtime, BertScoreSpec(model="org/missing", layer=3))
     assert caught.value.exit_code == ExitCode.RUNTIME_FAILURE
@@ -170,12 +171,30 @@ def missing(role_call):
     return caught.value
 
 
-def test_a_missing_stereotype_classifier_is_not_advised_a_bertscore_backbone(in_tmp):
-    for call in (lambda r, s: r.declared_labels("org/missing"), lambda r, s: r.classifier("org/missing")):
+CLASSIFYING = (lambda r, s: r.declared_labels("org/missing"), lambda r, s: r.classifier("org/missing"))
+
+
+def test_a_missing_classifier_is_not_advised_a_bertscore_backbone(in_tmp):
+    for call in CLASSIFYING:
         error = missing(call)
-        assert error.message.startswith("stereotype classifier model 'org/missing'")
-        assert "models.stereotype" in error.fix and "sequence-classification" in error.fix
+        assert error.message.startswith("sequence classifier model 'org/missing'")
+        assert "the gate.yml field that names the classifier" in error.fix and "sequence-classification" in error.fix
         assert "BERTScore" not in error.fix and "layer" not in error.fix
+
+
+def test_a_missing_model_is_named_in_the_words_of_the_suite_that_loads_it(in_tmp):
+    """The runtime knows engines only: what a model does for a suite (its kind's `ModelRole`: words, the gate.yml
+    field that sets it) comes with the run, and words the error and the fix; a role for another engine does not."""
+    from gate.config import ModelRole, ModelUse
+
+    ranker = ModelRole("ranker", "answer ranker", engine="classifier")
+    for call in CLASSIFYING:
+        error = missing(call, roles=[ModelUse(ranker, "org/missing")])
+        assert error.message.startswith("answer ranker model 'org/missing'")
+        assert "point models.ranker at a local sequence-classification model directory" in error.fix
+    embedder = ModelRole("ranker", "answer ranker", engine="embedding")  # the same name, loaded by another engine
+    error = missing(CLASSIFYING[1], roles=[ModelUse(embedder, "org/missing")])
+    assert error.message.startswith("sequence classifier model 'org/missing'") and "models.ranker" not in error.fix
 
 
 def test_a_missing_embedding_model_is_advised_the_embedded_embedder(in_tmp):
