@@ -111,7 +111,7 @@ def init(
     directory: Annotated[Path, typer.Argument(help="The repository to set up.")] = Path("."),
     trusted: Annotated[bool, typer.Option("--trusted/--single-job", help="--trusted (default): the trusted recipe, a pull_request workflow that uploads the candidate outputs and a workflow_run workflow of the default branch that gates them and posts. --single-job: one pull_request job that reads the gate from a checkout of the base branch (same-repository pull requests).")] = True,  # noqa: E501
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    kinds: Annotated[str | None, typer.Option("--kinds", help="Suite kinds to start with, comma-separated: drift, stability, heuristic, rag, stereotype (the installed kinds that bring a starter), or all. Each gets a suite in gate.yml and an example record file where it points. Default: drift.")] = None,  # noqa: E501
+    kinds: Annotated[str | None, typer.Option("--kinds", help="Suite kinds to start with, comma-separated: drift, stability, heuristic, rag, stereotype, trajectory (the installed kinds that bring a starter), or all. Each gets a suite in gate.yml and an example record file where it points. Default: drift.")] = None,  # noqa: E501
 ) -> None:
     """Write a starter gate.yml that runs offline (the embedded all-MiniLM-L6-v2), example records for each
     chosen suite kind, the GitHub workflows that gate pull requests with it (the trusted recipe unless

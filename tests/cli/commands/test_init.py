@@ -15,8 +15,9 @@ from gate.cli.commands.init import GITIGNORE, init_repository, parse_kinds, star
 from gate.errors import ExitCode, InputError
 from tests.support.cli import run_main
 
-OFFLINE_KINDS = ("drift", "stability", "heuristic", "rag")  # every kind whose models the package embeds
-KINDS = ("drift", "stability", "heuristic", "rag", "stereotype")  # the built-in kinds, in gate.yml's order
+# every kind whose models the package embeds (or that loads none)
+OFFLINE_KINDS = ("drift", "stability", "heuristic", "rag", "trajectory")
+KINDS = ("drift", "stability", "heuristic", "rag", "stereotype", "trajectory")  # the built-in kinds, gate.yml's order
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +49,7 @@ def test_init_then_run_passes_offline_without_editing_thresholds_then_bless_and_
     # inconclusive and counts as neutral (exit 0) — not a failure caused by thresholds meant for another model.
     assert code == ExitCode.PASSED, out + err
     first = report(in_tmp)
-    assert {s["name"] for s in first["suites"]} == {"feedback-drift", "stability", "rubric", "retrieval"}
+    assert {s["name"] for s in first["suites"]} == {"feedback-drift", "stability", "rubric", "retrieval", "agent"}
     checks = [c for s in first["suites"] for c in s["checks"]]
     judged = [c for c in checks if c["verdict"] != "inconclusive"]
     assert judged and all(c["verdict"] == "pass" for c in judged), judged  # not even a warning
@@ -59,7 +60,7 @@ def test_init_then_run_passes_offline_without_editing_thresholds_then_bless_and_
     code, out, err = run_main(monkeypatch, capsys, "baseline", "bless")
     assert code == 0, out + err
     assert sorted(p.name for p in (in_tmp / "baselines" / "metrics").glob("*.json")) == [
-        "feedback-drift.json", "retrieval.json", "rubric.json", "stability.json"]
+        "agent.json", "feedback-drift.json", "retrieval.json", "rubric.json", "stability.json"]
     code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "--quiet")
     assert code == ExitCode.PASSED, out + err
     reasons = {c.get("reason") or "" for s in report(in_tmp)["suites"] for c in s["checks"]}
