@@ -8,9 +8,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from gate.config import BERTSCORE, BertScoreModelConfig, GateConfig, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
 from gate.kinds.trajectory.schema import problems as schema_problems
 
+DEFAULT_MIN_F1 = 0.9  # an answer's least BERTScore F1 against `similar_to` where `min_f1` is not given
 EVERY_TASK = "*"  # the `expect:` key whose expectations apply to every task's runs
 
 
@@ -24,17 +26,28 @@ Limit = Annotated[float, Field(ge=0)]
 
 
 class AnswerExpectation(StrictModel):
-    """The final answer: equal to `exact` and/or containing every `contains` text (surrounding whitespace ignored)."""
+    """The final answer: equal to `exact`, containing every `contains` text (surrounding whitespace ignored), and/or
+    saying what `similar_to` says: its BERTScore F1 against it (the suite's BERTScore model) at least `min_f1`."""
 
     exact: str | None = Field(None, description="The final answer, exactly (surrounding whitespace ignored).")
     contains: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Texts the final answer must each contain.")
-    ignore_case: bool = Field(False, description="Compare without regard to letter case.")
+    ignore_case: bool = Field(False, description="Compare without regard to letter case (`exact`, `contains`).")
+    similar_to: Annotated[str, Field(min_length=1)] | None = Field(
+        None, description="A reference answer: the final answer's BERTScore F1 against it (`models.bertscore`, or "
+        "the suite's `bertscore:`) must be at least `min_f1`.")
+    min_f1: float | None = Field(None, gt=0, le=1, description="The least BERTScore F1 against `similar_to`; "
+                                 "omitted: 0.9 (set it for the backbone: MiniLM-L6 at layer 6 gives a rewording "
+                                 "about 0.9, roberta-large about 0.95).")
+
+    @property
+    def least_f1(self) -> float:
+        return self.min_f1 if self.min_f1 is not None else DEFAULT_MIN_F1
 
     @model_validator(mode="after")
     def _something(self) -> AnswerExpectation:
-        if self.exact is None and not self.contains:
-            raise ValueError("answer: give `exact` or `contains`")
+        if self.exact is None and not self.contains and self.similar_to is None:
+            raise ValueError("answer: give `exact`, `contains` or `similar_to`")
         return self
 
 
@@ -109,3 +122,12 @@ class TrajectorySuiteConfig(SuiteBase):
         None, description="k of pass^k and pass@k; omitted: each task's number of runs.")
     models: list[str] | None = Field(None, description="Only score these models.")
     otel: OtelAttributes = Field(default_factory=OtelAttributes)
+    bertscore: BertScoreModelConfig | None = Field(
+        None, description="Overrides `models.bertscore` for `answer: {similar_to: …}`.")
+
+
+def trajectory_models(gate: GateConfig, suite: TrajectorySuiteConfig) -> tuple[ModelUse, ...]:
+    """The BERTScore backbone a trajectory suite loads (`Kind.models_of`) where an answer is compared by similarity:
+    an inline `similar_to`, or an `expect_file` that may hold one (a run loads it only when one applies)."""
+    similar = any(e.answer is not None and e.answer.similar_to is not None for e in (suite.expect or {}).values())
+    return (ModelUse(BERTSCORE, gate.bertscore_for(suite).model),) if similar or suite.expect_file else ()

@@ -4,12 +4,14 @@ A run meets its expectations when every check of its task's entry and of the `"*
 (each called at least once), `tools_never` (none called), `order` (a subsequence of the calls' tool names),
 `arguments` (every call of the tool matches its JSON Schema; a tool never called has nothing to check),
 `max_steps`/`max_tokens`/`max_latency`/`max_cost` (a limit the run gives no value for is not met: it cannot be
-shown to hold) and `answer` (`exact` and/or `contains`, surrounding whitespace ignored, `ignore_case` optional). A
+shown to hold) and `answer` (`exact` and/or `contains`, surrounding whitespace ignored, `ignore_case` optional;
+`similar_to`: BERTScore F1 ≥ `min_f1`, the F1 computed by `answers` and passed in as `similarity`). A
 run whose task has no entry (and no `"*"`) has no expectations: unmeasured, never a pass.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -77,8 +79,10 @@ def expectations_for(task: str, expectations: dict[str, Expectation]) -> tuple[E
     return tuple(e for e in (expectations.get(EVERY_TASK), expectations.get(task)) if e is not None)
 
 
-def failures(run: Run, applying: tuple[Expectation, ...]) -> list[str]:
-    """What the run does not do of what `applying` asks (empty: it meets them all)."""
+def failures(run: Run, applying: tuple[Expectation, ...],
+             similarity: Mapping[tuple[str, str], float] | None = None) -> list[str]:
+    """What the run does not do of what `applying` asks (empty: it meets them all); `similarity`: BERTScore F1 per
+    (answer, `similar_to`), both stripped (`answers.answer_scores`)."""
     found: list[str] = []
     tools = run.tools
     for expectation in applying:
@@ -102,7 +106,7 @@ def failures(run: Run, applying: tuple[Expectation, ...]) -> list[str]:
                         found.append(f"arguments of {tool} (step {number}): " + "; ".join(wrong))
         found += _limits(run, expectation)
         if expectation.answer is not None:
-            found += _answer(run.final_answer, expectation.answer)
+            found += _answer(run.final_answer, expectation.answer, similarity or {})
     return found
 
 
@@ -118,7 +122,8 @@ def _limits(run: Run, expectation: Expectation) -> list[str]:
     return found
 
 
-def _answer(answer: str | None, expected: AnswerExpectation) -> list[str]:
+def _answer(answer: str | None, expected: AnswerExpectation, similarity: Mapping[tuple[str, str], float]) -> list[
+        str]:
     if answer is None:
         return ["answer: the run has no final answer"]
 
@@ -131,6 +136,11 @@ def _answer(answer: str | None, expected: AnswerExpectation) -> list[str]:
     for text in expected.contains or ():
         if norm(text) not in norm(answer):
             found.append(f"answer: does not contain {text!r}")
+    if expected.similar_to is not None:
+        f1 = similarity[(answer.strip(), expected.similar_to.strip())]
+        if not f1 >= expected.least_f1:  # NaN (an empty text) is not similar
+            found.append(f"answer: BERTScore F1 {f1:.3f} < {expected.least_f1:g} against "
+                         f"{expected.similar_to.strip()[:200]!r}")
     return found
 
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from gate.kinds.base import Kind, ScoringContext
 from gate.kinds.samples.field import sample_columns, sample_key
-from gate.kinds.trajectory.config import EVERY_TASK, TrajectorySuiteConfig
+from gate.kinds.trajectory.answers import answer_scores
+from gate.kinds.trajectory.config import EVERY_TASK, TrajectorySuiteConfig, trajectory_models
 from gate.kinds.trajectory.expectations import expectations_for, failures
 from gate.kinds.trajectory.records import TrajectoryData, load_trajectory
 from gate.kinds.trajectory.runs import Run, Step
@@ -100,9 +101,10 @@ class Scored:
         return None if self.failures is None else not self.failures
 
 
-def score_run(run: Run, data: TrajectoryData, baseline: dict[str, list[Run]]) -> Scored:
+def score_run(run: Run, data: TrajectoryData, baseline: dict[str, list[Run]],
+              similarity: Mapping[tuple[str, str], float] | None = None) -> Scored:
     applying = expectations_for(run.task_id, data.expectations)
-    missed = tuple(failures(run, applying)) if applying else None
+    missed = tuple(failures(run, applying, similarity)) if applying else None
     met = None if missed is None else not missed
     passed = None if met is None and run.success is None else (met is not False and run.success is not False)
     found = nearest(run, baseline.get(run.task_id, ()))
@@ -162,7 +164,8 @@ def score_trajectory(name: str, suite: TrajectorySuiteConfig, data: TrajectoryDa
     baseline: dict[str, list[Run]] = {}
     for run in data.baseline or ():
         baseline.setdefault(run.task_id, []).append(run)
-    scored = [score_run(run, data, baseline) for run in data.runs]
+    answers = answer_scores(suite, data, context)
+    scored = [score_run(run, data, baseline, answers.f1) for run in data.runs]
     by_task: dict[tuple[str, str], list[Scored]] = {}
     for s in scored:
         by_task.setdefault((s.run.model, s.run.task_id), []).append(s)
@@ -203,7 +206,8 @@ def score_trajectory(name: str, suite: TrajectorySuiteConfig, data: TrajectoryDa
         name=name, kind="trajectory", metrics=suite_metrics, groups=tuple(groups),
         items=tuple(_item(s, with_baseline, shown[(s.run.model, s.run.task_id)]) for s in scored),
         item_columns=columns, unmeasured=tuple(gaps),
-        fingerprint=_fingerprint(suite, data),
+        fingerprint=_fingerprint(suite, data) | ({"answer_bertscore": answers.fingerprint} if answers.fingerprint
+                                                 else {}),
         details=TrajectoryDetails(TrajectorySettings(
             models=data.models, tasks=tuple(dict.fromkeys(r.task_id for r in data.runs)), runs=len(scored),
             formats=data.formats, pass_k=suite.pass_k, expectations=len(expected),
@@ -271,4 +275,5 @@ TRAJECTORY = Kind(
     item_means=ITEM_MEANS,
     check_problem=check_problem,
     item_columns_of=value_columns,
+    models_of=trajectory_models,
 )
