@@ -2,9 +2,9 @@
 
 The model-free image (the Dockerfile's `slim` target: `docker build --target slim`) has no torch,
 transformers, sentence-transformers, bert-score, embedded MiniLM or huggingface-hub: it runs the suites without
-model work (heuristic; rag with `embedding_metrics: false`) and pulls in seconds. A run there whose suites need
-a model is refused once its model work is planned, before anything is computed, naming the suites, what they
-need and the image that has it (`gate.steps.model_work`); any other use of the stack (`llm-gate models pull`, a
+model work (heuristic; rag with `embedding_metrics: false`; trajectory without `answer: {similar_to}`) and pulls
+in seconds. A run there whose suites need a model is refused once its model work is planned, before anything is
+computed, naming the suites, what they need and the image that has it (`gate.steps.model_work`); any other use of the stack (`llm-gate models pull`, a
 local generation provider) ends with the same advice instead of an internal error (`gate.cli.dispatch`).
 Standard library only: nothing here imports what it looks for.
 """
@@ -40,7 +40,8 @@ def model_work_refused(needs: Mapping[str, Sequence[str]], absent: Sequence[str]
     suites = "; ".join(f"suite '{suite}' needs {', '.join(engines)}" for suite, engines in needs.items())
     return RuntimeFailure(
         f"{suites}: {_lacking(absent)}, so no model can run here. The model-free image (the Dockerfile's `slim` "
-        "target) runs the suites without model work only: heuristic, and rag with `embedding_metrics: false`",
+        "target) runs the suites without model work only: heuristic, rag with `embedding_metrics: false` and "
+        "trajectory without `answer: {similar_to}`",
         fix=_fix("run these suites with"),
     )
 
