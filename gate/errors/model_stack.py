@@ -4,8 +4,9 @@ The model-free image (the Dockerfile's `slim` target: `docker build --target sli
 transformers, sentence-transformers, bert-score, embedded MiniLM or huggingface-hub: it runs the suites without
 model work (heuristic; rag with `embedding_metrics: false`; trajectory without `answer: {similar_to}`) and pulls
 in seconds. A run there whose suites need a model is refused once its model work is planned, before anything is
-computed, naming the suites, what they need and the image that has it (`gate.steps.model_work`); any other use of the stack (`llm-gate models pull`, a
-local generation provider) ends with the same advice instead of an internal error (`gate.cli.dispatch`).
+computed, naming the suites, what they need and the image that has it (`gate.steps.model_work`); any other use of
+the stack (`llm-gate models pull`, a local generation provider) ends with the same advice instead of an internal
+error (`gate.cli.dispatch`).
 Standard library only: nothing here imports what it looks for.
 """
 
