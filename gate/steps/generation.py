@@ -150,8 +150,19 @@ def from_a_fork(event: dict[str, Any] | None) -> str | None:
     return None
 
 
-def _suite(name: str, suite: SuiteBase, config: GateConfig, base_dir: Path, settings: Settings,
-           mode: Mode) -> SuiteGeneration | None:
+@dataclass(frozen=True)
+class _Prepared:
+    """A generating suite's calls per model, and where its data go."""
+
+    recipe: Generation[Any]
+    output: str  # the generated file, relative to the data directory
+    by_model: dict[str, list[Call]]
+    data_dir: Path
+    cassettes: Path
+    price: Price | None
+
+
+def _prepared(name: str, suite: SuiteBase, config: GateConfig, base_dir: Path) -> _Prepared:
     generate_config = suite.generate
     assert generate_config is not None
     recipe: Generation[Any] | None = get_kind(suite.kind).generation
@@ -161,19 +172,47 @@ def _suite(name: str, suite: SuiteBase, config: GateConfig, base_dir: Path, sett
             fix="remove `generate:`")])
     output = generated_file(name, generate_config, getattr(suite, recipe.reads, None))
     assert output is not None  # checked when gate.yml was loaded
-    calls = list(recipe.calls(name, suite, generate_config, base_dir))
     by_model: dict[str, list[Call]] = {}
-    for call in calls:
+    for call in recipe.calls(name, suite, generate_config, base_dir):
         by_model.setdefault(call.request.model, []).append(call)
-    provider_name = generate_config.provider
     # The pull request's data — its dataset, its cassettes, the records it generates — live where the suite's
     # records are read: beside gate.yml, or under the pull request's tree when gate.yml comes from a base checkout.
     data_dir, _, problem = paths.data_place(base_dir, f"suites.{name}.generate")
     if problem is not None:
         raise InputError(f"suite {name}: where its generated data go", [problem])
-    directory = data_dir / config.cassettes
     price = Price(generate_config.price.prompt_per_million, generate_config.price.completion_per_million) \
         if generate_config.price else None
+    return _Prepared(recipe, output, by_model, data_dir, data_dir / config.cassettes, price)
+
+
+def replay_coverage(name: str, suite: SuiteBase, config: GateConfig, config_path: Path) -> tuple[Path, list[Problem]]:
+    """What `validate` checks of a generating suite without calling anything: its dataset (the recipe's located
+    errors, raised), and whether a replay finds every call in the cassettes — a problem per cassette that lacks
+    some, with the command that records them. Returns the generated file (under the data directory) too."""
+    found = _prepared(name, suite, config, config_path.resolve().parent)
+    assert suite.generate is not None
+    problems = []
+    for model, model_calls in found.by_model.items():
+        path = cassette_path(found.cassettes, name, suite.generate.provider, model)
+        plan = make_plan([c.request for c in model_calls], suite.generate.provider,
+                         Cassette.load(path, suite.generate.provider, model), Mode.REPLAY)
+        if plan.missing:
+            problems.append(Problem(
+                file=io.display_path(path), field=f"suites.{name}.generate",
+                expected=f"every one of the {plan.calls} calls to {suite.generate.provider} / {model} recorded "
+                "(a run replays them)", found=f"{plan.missing} not in the cassette",
+                fix=f"record them: `{record_command_for(name, config_path)}`, and commit the cassette"))
+    return found.data_dir / found.output, problems
+
+
+def _suite(name: str, suite: SuiteBase, config: GateConfig, base_dir: Path, settings: Settings,
+           mode: Mode) -> SuiteGeneration | None:
+    generate_config = suite.generate
+    assert generate_config is not None
+    found = _prepared(name, suite, config, base_dir)
+    recipe, output, by_model, data_dir, directory, price = (found.recipe, found.output, found.by_model,
+                                                           found.data_dir, found.cassettes, found.price)
+    provider_name = generate_config.provider
     command = record_command(settings, name)
     if settings.generate_dry_run:
         for model, model_calls in by_model.items():
@@ -217,7 +256,11 @@ def _budget(generate_config: GenerateConfig, calls: int = 0, usd: float = 0.0) -
 
 def record_command(settings: Settings, suite: str) -> str:
     """The exact command that records what a suite's cassettes lack."""
-    config = [] if str(settings.config_path) == "gate.yml" else ["--config", str(settings.config_path)]
+    return record_command_for(suite, settings.config_path)
+
+
+def record_command_for(suite: str, config_path: Path = Path("gate.yml")) -> str:
+    config = [] if str(config_path) == "gate.yml" else ["--config", str(config_path)]
     return shlex.join(["llm-gate", "generate", *config, "--suite", suite, "--cassettes", "record-missing"])
 
 
