@@ -302,9 +302,11 @@ def test_the_release_names_the_digest_users_pin_in_the_summary_an_output_and_the
     assert done.returncode == 1 and "no digest" in done.stdout
 
     notes = JOBS["notes"]
-    assert set(notes["needs"]) == {"check", "image", "pypi"} and "major-tag" in JOBS
+    assert set(notes["needs"]) == {"check", "image", "image-slim", "pypi"} and "major-tag" in JOBS
     (step,) = notes["steps"]
     assert step["env"]["PINNED"] == "${{ needs.image.outputs.pinned }}"
+    assert step["env"]["PINNED_SLIM"] == "${{ needs.image-slim.outputs.pinned }}"
+    slim = "sha256:" + "cd" * 32
     gh = tmp_path / "bin" / "gh"
     gh.parent.mkdir()
     gh.write_text('#!/bin/bash\necho "$*" >>"$LOG"\n'
@@ -312,7 +314,8 @@ def test_the_release_names_the_digest_users_pin_in_the_summary_an_output_and_the
                   'for a; do [ "$prev" = --notes-file ] && cp "$a" "$BODY"; prev=$a; done\n')
     gh.chmod(0o755)
     env = {**os.environ, "PATH": f"{gh.parent}:{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path), "TAG": "v1.2.3",
-           "IMAGE": IMAGE, "VERSION": "1.2.3", "PINNED": f"{IMAGE}@{digest}", "LOG": str(tmp_path / "log"),
+           "IMAGE": IMAGE, "VERSION": "1.2.3", "PINNED": f"{IMAGE}@{digest}", "PINNED_SLIM": f"{IMAGE}@{slim}",
+           "LOG": str(tmp_path / "log"),
            "BODY": str(tmp_path / "body")}
     for run in range(3):  # no release yet, then the release it made, then a maintainer's notes
         if run == 2:
@@ -321,7 +324,11 @@ def test_the_release_names_the_digest_users_pin_in_the_summary_an_output_and_the
         assert done.returncode == 0, done.stderr
         body = (tmp_path / "body").read_text()
         assert body.count(f"{IMAGE}@{digest}") == 1 and f"`{IMAGE}:1.2.3`" in body
+        assert body.count(f"{IMAGE}@{slim}") == 1 and f"`{IMAGE}:1.2.3-slim`" in body
     assert body.startswith("Hand-written notes.\n")
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], env={**env, "PINNED_SLIM": ""}, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 1 and "no image digest from the image-slim job" in done.stdout
     calls = (tmp_path / "log").read_text().splitlines()
     assert [c.split()[1] for c in calls if not c.startswith("release view")] == ["create", "edit"], calls
     assert "--verify-tag" in calls[1]
