@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from gate.config.generation import GenerateConfig
+from gate.config.items import ItemsConfig
 from gate.config.strict import BoolForNumber as BoolForNumber  # re-exported: gate.config.base is their old home
 from gate.config.strict import Globs as Globs
 from gate.config.strict import StrictModel as StrictModel
@@ -150,6 +151,11 @@ class SuiteBase(StrictModel):
         None, description="Thresholds by metric name: one check, or a list of them (e.g. floors per group and a "
         "significance-tested change check at `scope: suite`). Omitted: the kind's defaults. Given: replaces them."
     )
+    items: ItemsConfig | None = Field(
+        None, description="k-of-n per item: a criterion each draw (generation) of an item must meet; each item's "
+        "pass rate, its Wilson lower bound, pass@k and pass^k become item values, and their means over a group's "
+        "items (`pass_rate_mean`, `pass_rate_low_mean`, `pass_at_k_mean`, `pass_hat_k_mean`, `pass_rate_met_share`) "
+        "metrics `checks:` can check. Items whose draws straddle the criterion are listed as flaky.")
     unmeasured: UnmeasuredPolicy = Field(
         UnmeasuredPolicy.WARN, description="Verdict of a check whose value could not be measured."
     )

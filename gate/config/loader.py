@@ -13,6 +13,7 @@ from gate import io
 from gate.config.base import CheckProblem
 from gate.config.gate import GateConfig, known_kinds
 from gate.config.generation import generation_problems
+from gate.config.items import KOFN_METRICS
 from gate.config.located import duplicate_keys, line_of, parse_yaml, suggest, validate
 from gate.config.paths import confine_config_paths
 from gate.errors import ConfigError, Problem, describe
@@ -183,8 +184,18 @@ def _check_problem(scorer: KindMetrics, suite: dict, exact: Any, levels: tuple[s
     a check that can never be measured."""
     problems: list[Problem] = []
     field = ".".join(str(part) for part in loc)
-    known = exact.names.__contains__(metric) if exact is not None else scorer.knows(metric)
     scope = check.get("scope", "group") if isinstance(check, dict) else "group"
+    if metric in KOFN_METRICS:  # k-of-n per item: a mean over items of the suite's `items:` values, any kind
+        if isinstance(suite.get("items"), dict) or (loc[-1] != 0 and isinstance(loc[-1], int)):
+            return _scope_problem(scope, levels, loc, filename, root)
+        return [Problem(file=filename, line=line_of(root, loc), field=field,
+                        expected=f"`items:` on the suite: {metric} is a k-of-n metric, the mean over items of their "
+                        "pass rates against a per-item criterion",
+                        found=f"{metric} on a suite without `items:`",
+                        fix="add e.g. `items: {criterion: {metric: <an item value>, min: <bound>}}` to the suite "
+                        "(docs/configuration.md, \"k-of-n per item\")"),
+                *_scope_problem(scope, levels, loc, filename, root)]
+    known = exact.names.__contains__(metric) if exact is not None else scorer.knows(metric)
     why = scorer.impossible(suite, metric, check) if known and scope in levels and isinstance(check, dict) \
         else None
     if why is not None:  # a check that can never be measured would never fail: the gate silently off

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from gate.config import CheckConfig, GateConfig, GraderConfig, ModelKey, ModelUse, SuiteBase
 from gate.config.base import CheckProblem
+from gate.config.items import KOFN_METRICS
 from gate.config.located import suggest
 from gate.judge import SuiteVerdict
 from gate.kinds.generation import Generation
@@ -218,7 +219,10 @@ class Kind(Generic[ConfigT, RecordsT]):
 
     def statistic(self, suite: ConfigT, metric: str, columns: tuple[str, ...]) -> ItemStatistic | None:
         """`metric` as a function of the item columns `columns` (what a significance test resamples), or None
-        where the items cannot give it (a count, a p-value, a comparison with another system)."""
+        where the items cannot give it (a count, a p-value, a comparison with another system). A k-of-n metric of a
+        suite with `items:` is the mean of its item value (`gate.judge.passrates`)."""
+        if metric in KOFN_METRICS and getattr(suite, "items", None) is not None:
+            return item_statistics.mean(KOFN_METRICS[metric]) if KOFN_METRICS[metric] in columns else None
         found = self.item_statistic(suite, metric) if self.item_statistic is not None else None
         if found is not None:
             return found if set(found.columns) <= set(columns) else None

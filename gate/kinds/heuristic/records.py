@@ -16,6 +16,7 @@ from typing import Annotated
 from pydantic import Field
 
 from gate import io
+from gate.config.items import KOFN_METRICS
 from gate.errors import InputError, Problem, describe
 from gate.kinds.heuristic.config import HeuristicSuiteConfig
 from gate.kinds.heuristic.rubric import Rubric, load_rubric, suite_metric_names
@@ -125,4 +126,5 @@ def _unknown_metrics(suite_name: str, config: HeuristicSuiteConfig, rubric: Rubr
                     expected=f"a metric of rubric {rubric.name}", found=f"unknown metric {describe(metric)}",
                     fix=_closest(metric, known) if difflib.get_close_matches(metric[:200], known, n=1, cutoff=0.6)
                     else "metrics are <rubric metric>_<mean|median|std|min|max>, final_score_…, missing_ratio")
-            for metric in config.checks or {} if metric not in known]
+            for metric in config.checks or {}
+            if metric not in known and not (config.items is not None and metric in KOFN_METRICS)]  # k-of-n: core's
