@@ -151,6 +151,7 @@ class SuiteResult:
     fingerprint: Mapping[str, Any] = field(default_factory=dict)
     details: SuiteDetails | None = None  # how it was measured and input facts, for the kind's view and exports
     notes: tuple[str, ...] = ()  # facts a reader must know (e.g. texts scored in windows)
+    criterion: str | None = None  # the per-item k-of-n criterion (gate.yml's `items:`), e.g. "final_score ≥ 6"
 
     def settings_json(self) -> dict[str, Any]:
         """How the suite was measured, as report.json writes it ({} for a result without details)."""

@@ -219,7 +219,7 @@ def judge(results: Sequence[SuiteResult], config: GateConfig, skipped_reason: st
         columns = result.value_names()
         verdicts.append(judge_suite(result, scorer.checks_for(suite), suite.unmeasured,
                                     (comparisons or {}).get(result.name),
-                                    partial(scorer.statistic, suite, columns=columns), settings))
+                                    partial(scorer.statistic, suite, columns=columns), settings, suite.items))
     return judge_gate(config.name, verdicts, skipped_reason, settings)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from gate import stats
 from gate.config import CheckConfig, InconclusivePolicy, UnmeasuredPolicy, Waiver
+from gate.config.items import ItemsConfig
 from gate.judge.changes import change_checks
 from gate.judge.family import decide_family
 from gate.judge.items import flaky_items, item_criteria
@@ -43,14 +44,15 @@ class VerdictSettings:
 def judge_suite(result: SuiteResult, checks: Mapping[str, CheckConfig | Sequence[CheckConfig]],
                 policy: UnmeasuredPolicy, comparison: BaselineComparison | None = None,
                 statistic_of: Callable[[str], stats.ItemStatistic | None] = lambda metric: None,
-                settings: VerdictSettings = VerdictSettings()) -> SuiteVerdict:
+                settings: VerdictSettings = VerdictSettings(), items: ItemsConfig | None = None) -> SuiteVerdict:
     """Verdicts of every check; change checks compare with `comparison`'s snapshot (`gate.judge.changes`),
-    recomputing a metric from paired items through `statistic_of`."""
+    recomputing a metric from paired items through `statistic_of`. `items`: the suite's per-item criterion
+    (gate.yml's `items:`), whose straddling items are flaky too."""
     outcomes: list[CheckResult] = []
     for metric, given in checks.items():
         for check in ((given,) if isinstance(given, CheckConfig) else given):
             outcomes += _outcomes(result, metric, check, comparison, statistic_of, settings)
-    flaky = flaky_items(result, item_criteria(checks, statistic_of))
+    flaky = flaky_items(result, item_criteria(checks, statistic_of, items))
     suite = SuiteVerdict(result, tuple(outcomes), Verdict.PASS, policy, comparison, flaky)
     decided, _ = decide_family([suite], settings.alpha, settings.correction)
     return _with_verdict(decided[0])

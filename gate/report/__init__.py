@@ -99,10 +99,9 @@ def write(verdict: GateVerdict, run: context.RunInfo, config: ReportConfig, outp
 def item_rows(result: SuiteResult, flaky_cells: Mapping[Key, str] | None = None) -> list[list[object]]:
     """items.csv's rows; with `flaky_cells` (a suite with repeated samples) a last `flaky` cell per item."""
     rows = []
+    extra = flaky_cells is not None and flaky.COLUMN not in result.item_columns
     for item in result.items:
         values = {**dict(item.key), **item.values}
-        row = [values.get(column) for column in result.item_columns]
-        if flaky_cells is not None and flaky.COLUMN not in result.item_columns:
-            row.append(flaky_cells.get(item.key, ""))
-        rows.append(row)
+        cell = (flaky_cells or {}).get(item.key, "") if extra else None
+        rows.append(flaky.csv_row(values, result.item_columns, cell))
     return rows

@@ -8,8 +8,10 @@ one-line explanation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from gate.config.items import KOFN_COLUMNS, KOFN_METRICS
 from gate.judge import FlakyItem, SuiteVerdict
 from gate.report.escape import inert
 from gate.results import Key, SuiteResult, key_dict, key_label
@@ -26,9 +28,28 @@ def sampled(result: SuiteResult) -> bool:
 
 
 def csv_columns(suite: SuiteVerdict) -> tuple[str, ...]:
-    """items.csv's columns: the result's, with `flaky` last when the suite has repeated samples."""
+    """items.csv's columns: the result's, with `flaky` after the kind's own when the suite has repeated samples
+    (and before the k-of-n values a suite's `items:` appends, which came later)."""
     columns = suite.result.item_columns
-    return (*columns, COLUMN) if sampled(suite.result) and COLUMN not in columns else columns
+    if not sampled(suite.result) or COLUMN in columns:
+        return columns
+    head, tail = _split(columns)
+    return (*head, COLUMN, *tail)
+
+
+def _split(columns: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the kind's columns, the k-of-n columns `gate.judge.passrates` appended after them)."""
+    for size in range(len(KOFN_COLUMNS), 0, -1):
+        if size <= len(columns) and columns[-size:] == KOFN_COLUMNS[:size] and size >= 2:
+            return columns[:-size], columns[-size:]
+    return columns, ()
+
+
+def csv_row(values: Mapping[str, Any], columns: tuple[str, ...], cell: str | None) -> list[object]:
+    """One items.csv row in `csv_columns`' order (`cell`: the item's `flaky` cell, None without that column)."""
+    head, tail = _split(columns)
+    middle: list[object] = [] if cell is None else [cell]
+    return [*(values.get(c) for c in head), *middle, *(values.get(c) for c in tail)]
 
 
 def csv_cells(suite: SuiteVerdict) -> dict[Key, str]:
@@ -61,3 +82,21 @@ def view(suite: SuiteVerdict) -> dict[str, Any] | None:
     more = len(suite.flaky) - len(rows)
     return {"count": len(suite.flaky), "explanation": EXPLANATION, "rows": rows,
             "more": f"… and {more:,} more in report.json and items.csv (`flaky` column)" if more else None}
+
+
+PASS_RATES_LISTED = 20  # report.json: the items with the lowest Wilson bounds
+
+
+def pass_rates_json(suite: SuiteVerdict) -> dict[str, Any] | None:
+    """report.json's per-suite `pass_rates` (gate.yml's `items:`): the criterion, the suite's k-of-n metrics and the
+    items with the lowest Wilson lower bounds, each with its k-of-n values; null without `items:`."""
+    result = suite.result
+    if result.criterion is None:
+        return None
+    rated = sorted((i for i in result.items if "pass_rate" in i.values),
+                   key=lambda i: (i.values["pass_rate_low"], i.values["pass_rate"]))
+    metrics = {m: result.metrics.get(m) for m in KOFN_METRICS if m in result.metrics}
+    return {"criterion": result.criterion, "items": len(rated), "metrics": metrics,
+            "lowest": [{"key": key_dict(i.key), "draws": i.draws,
+                        **{c: i.values[c] for c in KOFN_COLUMNS if c in i.values}}
+                       for i in rated[:PASS_RATES_LISTED]]}

@@ -9,7 +9,9 @@ Issue 35, item 3: per check `advisory` (true: judged and shown, never blocking, 
 `advisory` object (`checks`, `verdicts` {verdict: count}, `summary` "2 advisory checks failed" or null) and
 `statistics.advisory_tested` (advisory checks tested alone at alpha, outside the family of `tested`). Item 2: per
 suite `flaky` (null without repeated samples, else `count` and the worst 20 `items`: key, metric, column, op, bound,
-met, draws, min, max, sd).
+met, draws, min, max, sd); item 1: per suite `pass_rates` (null without gate.yml's `items:`, else its `criterion`,
+the number of rated `items`, the suite's k-of-n `metrics` and the 20 `lowest` items by Wilson lower bound with their
+draws, passed, pass_rate, pass_rate_low, pass_at_k, pass_hat_k and pass_rate_met).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def _suite(suite: SuiteVerdict) -> dict[str, Any]:
         "notes": list(result.notes),
         "baseline": _baseline(suite.comparison),
         "flaky": flaky.to_json(suite),  # items whose samples straddle a check's bound (null: no repeated samples)
+        "pass_rates": flaky.pass_rates_json(suite),  # k-of-n per item (gate.yml's `items:`; null without it)
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from gate.config import GateConfig, SuiteBase
 from gate.config.located import locate
 from gate.errors import ConfigError, InputError, Problem, interrupt
+from gate.judge import passrates
 from gate.kinds import get_kind, samples
 from gate.kinds.base import Grader, ScoringContext
 from gate.results import SuiteResult
@@ -95,7 +96,7 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
     """Every loaded suite's scorer over its records; `grader` is the suites' LLM grader (None: none); `shown`
     shows each suite's scoring as a step of the run's progress (None: silent, as in the planning pass)."""
     context = ScoringContext(gate=config, runtime=runtime, base_dir=base_dir, grader=grader)
-    results = []
+    results, problems = [], []
     for s in loaded:
         interrupt.checkpoint()  # a signal held through a scorer's import acts here at the latest
         scorer = get_kind(s.config.kind)
@@ -106,5 +107,13 @@ def score(loaded: Sequence[LoadedSuite], config: GateConfig, runtime: ModelRunti
                 result = scorer.score(s.name, s.config, s.data, context)
         columns = result.value_names()
         # repeated samples of a prompt become one item: its mean, and the spread between samples as its noise
-        results.append(samples.collapse(result, partial(scorer.statistic, s.config, columns=columns)))
+        result = samples.collapse(result, partial(scorer.statistic, s.config, columns=columns))
+        if s.config.items is not None:  # k-of-n per item: each item's draws against the suite's criterion
+            found = passrates.problems(result, s.config.items)
+            problems += [locate(Problem(field=f"suites.{s.name}.items.{p.field}", expected=p.expected, found=p.found,
+                                        fix=p.fix), s.config.place) for p in found]
+            result = result if found else passrates.with_pass_rates(result, s.config.items)
+        results.append(result)
+    if problems:
+        raise ConfigError("the suites' `items:` criteria do not fit their records", problems)
     return results

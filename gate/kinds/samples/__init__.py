@@ -7,7 +7,7 @@ and before anything reads the result:
 - each numeric value is the mean over the item's generations (a boolean's mean is its rate); `draws` counts them
   and `spread` keeps their sample variance (ddof 1) — the item's own run-to-run noise, which the change test uses
   (`gate.stats.change`: var(current mean − baseline mean) = s²·(1/draws + 1/runs)); `draw_values` keeps the
-  draws' own values, in order, for per-draw criteria (`gate.judge.items`: flaky items, k-of-n pass rates);
+  draws' own values, in order, for per-draw criteria (`gate.judge.items`: flaky items; `gate.judge.passrates`: k-of-n);
 - every group metric (and suite metric) the items determine is recomputed from the merged items through the kind's
   item statistics, so "metrics use the per-item mean": an item with five generations weighs as much as one with
   two. Metrics the items do not determine (counts, p-values, comparisons) stay as the scorer computed them;
