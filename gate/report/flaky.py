@@ -19,7 +19,8 @@ from gate.results import Key, SuiteResult, key_dict, key_label
 MAX_LISTED = 20  # report.json
 SHOWN = 5  # the comment
 COLUMN = "flaky"
-EXPLANATION = ("their samples straddle a check's bound: some draws meet it, some do not, so where they land is "
+EXPLANATION = ("their samples straddle a check's bound (or the suite's `items:` criterion): some draws meet it, "
+               "some do not, so where they land is "
                "noise before it is a regression")
 
 
