@@ -26,6 +26,7 @@ from typing import Any
 
 from gate.config.items import KOFN_COLUMNS, KOFN_METRICS, ItemsConfig
 from gate.config.located import suggest
+from gate.errors import describe
 from gate.judge.thresholds import judge_value
 from gate.judge.types import CheckVerdict, Op
 from gate.results import GroupIndex, Item, SuiteResult, Unmeasured, key_label
@@ -79,7 +80,8 @@ def problems(result: SuiteResult, items: ItemsConfig) -> list[CriterionProblem]:
         if items.k > fewest.draws:
             short = sum(1 for i in result.items if i.draws < items.k)
             found.append(CriterionProblem(
-                "k", f"k at most the draws of every item (the fewest: {fewest.draws}, {key_label(fewest.key)})",
+                "k", f"k at most the draws of every item (the fewest: {fewest.draws}, "
+                f"{describe(key_label(fewest.key))})",
                 f"k: {items.k}, more than the draws of {short:,} of {len(result.items):,} items",
                 f"set `k: {fewest.draws}` or less, or generate at least {items.k} samples per item "
                 "(records with a `sample` index)"))

@@ -108,7 +108,7 @@ def test_what_the_records_cannot_give_is_named_all_at_once():
                                                                  "k": 3}))
     assert [p.field for p in found] == ["criterion.metric", "k"]
     assert "unknown item value 'scor'" in found[0].found and "did you mean 'score'" in found[0].fix
-    assert "the fewest: 2, id e, model m" in found[1].expected and "1 of 5 items" in found[1].found
+    assert "the fewest: 2, 'id e, model m'" in found[1].expected and "1 of 5 items" in found[1].found
     assert "`k: 2`" in found[1].fix
     text = problems(sampled(), ItemsConfig.model_validate({"criterion": {"metric": "text", "min": 0.5}}))
     assert [p.field for p in text] == ["criterion.metric"] and "no item measured as a number" in text[0].found
