@@ -42,12 +42,13 @@ class CriterionProblem:
 
 
 def draws_of(item: Item, column: str) -> tuple[float, ...] | None:
-    """The item's draws of `column`: its kept draws, or its one value; None where not measured."""
+    """The item's measured draws of `column`: its kept draws (a draw that measured nothing is not one), or its one
+    value; None where not measured."""
     if column in item.draw_values:
         return item.draw_values[column]
     value = item.values.get(column)
     if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
-        return (float(value),) * item.draws if item.draws == 1 else None
+        return (float(value),)
     return None
 
 

@@ -123,3 +123,14 @@ def test_pass_rate_math_is_exact_at_the_edges():
     assert a.values["pass_hat_k"] == 1.0 and a.values["pass_rate_low"] < 1.0  # 5 of 5 is not certainty
     d = next(i for i in result.items if dict(i.key)["id"] == "d")
     assert d.values["pass_at_k"] == 0.0 and d.values["pass_rate_low"] == 0.0 and math.isfinite(d.spread["pass_rate"])
+
+
+def test_a_draw_that_measured_nothing_is_not_counted_as_a_fail():
+    rows = (Item((("id", "a"), ("model", "m"), ("sample", "0")), {"score": 0.9}),
+            Item((("id", "a"), ("model", "m"), ("sample", "1")), {"score": None}),
+            Item((("id", "a"), ("model", "m"), ("sample", "2")), {"score": 0.1}))
+    result = collapse(SuiteResult("s", "heuristic", {}, (GroupResult("group", (("model", "m"),), {}, 3),), rows,
+                                  ("id", "model", "sample", "score")), lambda metric: None)
+    [item] = with_pass_rates(result, items()).items
+    assert item.draws == 3 and (item.values["passed"], item.values["pass_rate"]) == (1, 0.5)  # 1 of the 2 measured
+    assert item.values["pass_rate_low"] == pytest.approx(proportion_confint(1, 2, method="wilson")[0])
