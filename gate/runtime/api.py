@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # for annotations only: importing the runtime's interface loa
 
 # The kinds of model engine, as plans, stores and cost summaries name them.
 BERTSCORE, EMBEDDING, CLASSIFIER = "bertscore", "embedding", "classifier"
+NLI = "nli"  # a sequence-pair classifier: (premise, hypothesis) -> entailment / neutral / contradiction
 
 @dataclass(frozen=True)
 class Fingerprint:
@@ -122,6 +123,23 @@ class ClassProbabilities:
     fingerprint: Fingerprint
 
 
+@dataclass(frozen=True)
+class Entailment:
+    """Per (premise, hypothesis) pair, in the order given: an NLI model's softmax probabilities.
+
+    A pair over the model's token limit has its premise cut into overlapping windows (the hypothesis whole in
+    each) and is answered by the window with the largest entailment probability (entailed by any part of the
+    premise counts); it is flagged. Neutral / contradiction are None where the model has no such label.
+    """
+
+    entailment: tuple[float, ...]
+    neutral: tuple[float | None, ...]
+    contradiction: tuple[float | None, ...]
+    windowed: tuple[bool, ...]
+    max_tokens: int
+    fingerprint: Fingerprint
+
+
 class ModelRuntime(Protocol):
     """What scorers may ask of the model runtime.
 
@@ -134,6 +152,8 @@ class ModelRuntime(Protocol):
     def classifier_labels(self, model: str) -> ClassifierLabels: ...
 
     def classify(self, model: str, texts: Sequence[str], label: int) -> ClassProbabilities: ...
+
+    def entail(self, model: str, premises: Sequence[str], hypotheses: Sequence[str]) -> Entailment: ...
 
     def bertscore(
         self,
@@ -148,7 +168,7 @@ class ModelRuntime(Protocol):
 class EngineCost:
     """One model engine's share of a run's model work."""
 
-    kind: str  # bertscore | embedding | classifier
+    kind: str  # bertscore | embedding | classifier | nli
     model: str
     layer: int | None
     seconds: float

@@ -12,6 +12,7 @@ from gate.runtime.api import (
     ClassifierLabels,
     ClassProbabilities,
     Embeddings,
+    Entailment,
     Fingerprint,
 )
 
@@ -25,7 +26,8 @@ class FakeRuntime:
 
     def __init__(self, scores: dict[tuple[str, str], tuple[float, float, float]] | None = None,
                  probabilities: dict[str, float] | None = None, vectors: dict[str, list[float]] | None = None,
-                 id2label: dict[int, str] | None = None, truncated: set[str] | None = None):
+                 id2label: dict[int, str] | None = None, truncated: set[str] | None = None,
+                 entailment: dict[tuple[str, str], float] | None = None):
         self.scores = scores or {}
         self.truncated = truncated or set()  # texts the embedder "cut" at its 256-token limit
         self.probabilities = probabilities or {}  # text -> P(stereotype); unknown texts 0.5
@@ -33,6 +35,8 @@ class FakeRuntime:
         self.id2label = id2label or {0: "Non-Stereotype", 1: "Stereotype"}
         self.calls: list[tuple[BertScoreSpec, list[str], list[str], list[str]]] = []
         self.classified: list[tuple[str, list[str], int]] = []
+        self.entailment = entailment or {}  # (premise, hypothesis) -> P(entailment); unknown pairs 0.0
+        self.entailed: list[tuple[str, list[tuple[str, str]]]] = []
 
     def bertscore(
         self,
@@ -68,3 +72,10 @@ class FakeRuntime:
         self.classified.append((model, list(texts), label))
         return ClassProbabilities(tuple(self.probabilities.get(t, 0.5) for t in texts),
                                   tuple(False for _ in texts), 512, Fingerprint(model=model, weights="fake"))
+
+    def entail(self, model: str, premises, hypotheses) -> Entailment:
+        pairs = list(zip(premises, hypotheses, strict=True))
+        self.entailed.append((model, pairs))
+        p = tuple(self.entailment.get(pair, 0.0) for pair in pairs)
+        return Entailment(p, tuple(0.0 for _ in p), tuple(1.0 - x for x in p), tuple(False for _ in p), 512,
+                          Fingerprint(model=model, weights="fake"))

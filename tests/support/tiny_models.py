@@ -245,3 +245,94 @@ def build_tiny_causal_lm(target_dir: str | os.PathLike[str], *, steps: int = 30,
         optimizer.step()
     model.eval().save_pretrained(str(target))
     return str(target)
+
+
+# (premise, a hypothesis it entails, one it contradicts, one it neither entails nor contradicts): the tiny NLI
+# model's training pairs.
+NLI_FACTS: tuple[tuple[str, str, str, str], ...] = (
+    ("the library opens at nine on monday", "the library opens at nine", "the library is not open on monday",
+     "the library has a new roof"),
+    ("the train to the city leaves every hour", "the train leaves every hour", "the train never leaves",
+     "the train is painted blue"),
+    ("the recipe needs two cups of flour and an egg", "the recipe needs flour", "the recipe needs no flour",
+     "the recipe was written by a chef"),
+    ("paris is the capital of france", "paris is the capital", "paris is not the capital of france",
+     "paris hosted a large festival"),
+    ("the river flows into the northern sea", "the river flows into the sea", "the river does not reach the sea",
+     "the river is full of fish"),
+    ("the museum is closed on tuesday", "the museum is closed on tuesday", "the museum is not closed on tuesday",
+     "the museum sells old maps"),
+)
+NLI_LABELS = {0: "contradiction", 1: "entailment", 2: "neutral"}  # cross-encoder/nli-* order
+
+
+def nli_pairs() -> list[tuple[str, str, int]]:
+    """(premise, hypothesis, label) of `NLI_FACTS`: entailed (1), contradicted (0) and neutral (2) claims."""
+    return [pair for premise, entailed, contradicted, neutral in NLI_FACTS
+            for pair in ((premise, entailed, 1), (premise, contradicted, 0), (premise, neutral, 2))]
+
+
+def _word_bert_tokenizer(target: Path, texts: Sequence[str], *, max_length: int):
+    """A BERT tokenizer whose vocabulary is the specials, then every word of `texts` sorted: no trainer, so the
+    same ids on every run (the WordPiece trainer breaks frequency ties differently from run to run, which changes
+    what a model trained on top learns)."""
+    from transformers import BertTokenizerFast
+
+    target.mkdir(parents=True, exist_ok=True)
+    words = sorted({w for text in texts for w in text.lower().split()} - set(_SPECIALS))
+    (target / "vocab.txt").write_text("".join(f"{t}\n" for t in [*_SPECIALS, *words]), encoding="utf-8")
+    tokenizer = BertTokenizerFast.from_pretrained(str(target), model_max_length=max_length)
+    tokenizer.model_max_length = max_length
+    tokenizer.save_pretrained(str(target))
+    return tokenizer
+
+
+def build_tiny_nli(target_dir: str | os.PathLike[str], *, steps: int = 200, max_positions: int = 64,
+                   id2label: dict[int, str] | None = None) -> str:
+    """A 2-layer ALBERT sequence-PAIR classifier (labels contradiction / entailment / neutral, as the
+    cross-encoder NLI models name them); returns the directory.
+
+    Trained (on one thread, over a fixed word vocabulary, so deterministically) for `steps` full-batch Adam steps
+    on `nli_pairs()` encoded as `tokenizer(premises, hypotheses)` (token type ids included); the builder checks
+    that every entailed pair's P(entailment) is above 0.5 and every other pair's below, and that their means
+    differ by more than 0.5.
+    `id2label` renames the labels (a model without an entailment label, for the error test).
+    """
+    import torch
+    from transformers import AlbertConfig, AlbertForSequenceClassification
+
+    target = Path(target_dir)
+    pairs = nli_pairs()
+    premises, hypotheses = [p for p, _, _ in pairs], [h for _, h, _ in pairs]
+    labels = torch.tensor([label for _, _, label in pairs])
+    tokenizer = _word_bert_tokenizer(target, premises + hypotheses, max_length=max_positions)
+    torch.manual_seed(1234)
+    names = id2label or NLI_LABELS
+    config = AlbertConfig(
+        vocab_size=len(tokenizer), embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=max_positions, hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0, classifier_dropout_prob=0.0, pad_token_id=tokenizer.pad_token_id,
+        num_labels=3, id2label=dict(names), label2id={v: k for k, v in names.items()},
+    )
+    model = AlbertForSequenceClassification(config)
+    batch = tokenizer(premises, hypotheses, padding=True, return_tensors="pt")
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one thread: the same weights on every machine (this training is not robust to bits)
+    try:
+        model.train()
+        for _ in range(steps):
+            optimizer.zero_grad()
+            model(**batch, labels=labels).loss.backward()
+            optimizer.step()
+    finally:
+        torch.set_num_threads(threads)
+    model.eval()
+    with torch.inference_mode():
+        probs = model(**batch).logits.softmax(dim=-1)
+    entailed = labels == 1
+    gap = float(probs[entailed, 1].mean() - probs[~entailed, 1].mean())
+    if gap <= 0.5 or not float(probs[entailed, 1].min()) > 0.5 > float(probs[~entailed, 1].max()):
+        raise AssertionError(f"tiny NLI model did not separate entailed pairs (entailment gap {gap:.3f})")
+    model.save_pretrained(str(target))
+    return str(target)

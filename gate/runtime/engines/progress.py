@@ -63,7 +63,8 @@ Group = Callable[[str | None], None]  # open a log group titled so; None closes 
 def engine_label(kind: str, model: str, layer: int | None = None) -> str:
     """What an engine is, for people: `BERTScore (roberta-large, layer 17)`, `embeddings (all-MiniLM-L6-v2)`."""
     name = model.rstrip("/").rsplit("/", 1)[-1] or model
-    what = {"bertscore": "BERTScore", "embedding": "embeddings", "classifier": "classifier"}.get(kind, kind)
+    what = {"bertscore": "BERTScore", "embedding": "embeddings", "classifier": "classifier",
+            "nli": "NLI"}.get(kind, kind)
     return f"{what} ({name}{f', layer {layer}' if layer is not None else ''})"
 
 

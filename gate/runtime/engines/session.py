@@ -21,11 +21,13 @@ from gate.runtime.api import (
     BERTSCORE,
     CLASSIFIER,
     EMBEDDING,
+    NLI,
     BertScores,
     BertScoreSpec,
     ClassifierLabels,
     ClassProbabilities,
     Embeddings,
+    Entailment,
     Fingerprint,
 )
 from gate.runtime.engines import integrity, models
@@ -64,6 +66,7 @@ class TorchRuntime:
         self._bertscore: dict[tuple[Path, int], Any] = {}
         self._embedders: dict[Path, Any] = {}
         self._classifiers: dict[Path, Any] = {}
+        self._nli: dict[Path, Any] = {}
 
     @property
     def device(self) -> DeviceChoice:
@@ -85,7 +88,7 @@ class TorchRuntime:
         return self._device or self._peeked or self.device
 
     def loaded_engines(self) -> list[Any]:
-        return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values()]
+        return [*self._bertscore.values(), *self._embedders.values(), *self._classifiers.values(), *self._nli.values()]
 
     def meter(self, kind: str, model: str, layer: int | None = None) -> Any:
         """The forward meter of the loaded engine of `kind` (`gate.runtime.api`'s BERTSCORE, EMBEDDING or
@@ -93,7 +96,7 @@ class TorchRuntime:
         path = self.resolve(model).path
         bertscore = self._bertscore.get((path, layer)) if layer is not None else None  # loaded per layer
         loaded = {BERTSCORE: bertscore, EMBEDDING: self._embedders.get(path),
-                  CLASSIFIER: self._classifiers.get(path)}.get(kind)
+                  CLASSIFIER: self._classifiers.get(path), NLI: self._nli.get(path)}.get(kind)
         return getattr(loaded, "meter", None)
 
     def role(self, name: str, engine: str) -> ModelRole:
@@ -184,6 +187,23 @@ class TorchRuntime:
 
         role = self.role(model, CLASSIFIER)
         return self._load(self._classifiers, self.resolve(model, role), role, SequenceClassifier.load)
+
+    def nli(self, model: str) -> Any:
+        """The `PairClassifier` (NLI) of `model`, loaded once per model directory."""
+        from gate.runtime.engines.nli import PairClassifier
+
+        role = "NLI model"
+        return self._load(self._nli, self.resolve(model, role), role, PairClassifier.load)
+
+    def entail(self, model: str, premises: Sequence[str], hypotheses: Sequence[str]) -> Entailment:
+        from gate.runtime.engines.entailment import entailment_result, pair_text
+
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        engine = self.nli(model)
+        windows, windowed = engine.probabilities([pair_text(p, h) for p, h in zip(premises, hypotheses, strict=True)])
+        return entailment_result(windows, windowed, engine.id2label, "config.json", int(engine.max_tokens),
+                                 self.fingerprint(model))
 
     def fingerprint(self, model: str, extra: Sequence[str] = ()) -> Fingerprint:
         """What `model`'s results are computed with (BERTScore adds its parameters in `bertscore_result`)."""

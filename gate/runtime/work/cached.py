@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, Fingerprint
+from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, NLI, Fingerprint
 from gate.runtime.engines import models
 from gate.runtime.engines.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.work.cache import ArrayCache
@@ -28,7 +28,8 @@ from gate.runtime.work.plan import EngineKey, EnginePlan, Shard, entry_key
 from gate.runtime.work.store import EngineInfo, EngineResults
 
 # What each kind's per-text entries hold: part of their namespace (as `gate.runtime.work.execute` names them).
-ENTRY_KIND = {BERTSCORE: "token states", EMBEDDING: "truncation flags", CLASSIFIER: "softmax windows"}
+ENTRY_KIND = {BERTSCORE: "token states", EMBEDDING: "truncation flags", CLASSIFIER: "softmax windows",
+              NLI: "pair softmax windows"}
 PAIR_SCORES = "pair scores"
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, BertScoreSpec, EngineCost, RuntimeSummary
+from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, NLI, BertScoreSpec, EngineCost, RuntimeSummary
 from gate.runtime.engines import progress
 from gate.runtime.engines.device import available_cpus, cpu_caps
 from gate.runtime.engines.session import TorchRuntime
@@ -219,12 +219,13 @@ def _embedding(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: A
 
 
 def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: ArrayCache) -> EngineResults:
-    """The softmax of every window of a text (over `max_tokens`, overlapping windows: the flag)."""
+    """The softmax of every window of a text (over `max_tokens`, overlapping windows: the flag); an NLI engine's
+    texts are its (premise, hypothesis) pairs (`gate.runtime.engines.entailment.pair_text`)."""
     key = engine.key
-    classifier: Any = runtime.classifier(key.name)
+    classifier: Any = runtime.nli(key.name) if key.kind == NLI else runtime.classifier(key.name)
     info = EngineInfo(key, engine_fingerprint(runtime, key), max_tokens=int(classifier.max_tokens),
                       id2label=tuple(sorted(classifier.id2label.items())))
-    namespace = _namespace(cache, runtime, key, ENTRY_KIND[CLASSIFIER], classifier.max_tokens)
+    namespace = _namespace(cache, runtime, key, ENTRY_KIND[key.kind], classifier.max_tokens)
 
     def step(block: Block, cached: Cached, missing: list[str]) -> Iterator[tuple[str, np.ndarray, bool]]:
         classifier.classify_block(missing)
@@ -239,4 +240,4 @@ def _classifier(engine: EnginePlan, runtime: TorchRuntime, shard: Shard, cache: 
     return _run_blocks(engine, shard, cache, namespace, info, lambda t, v: classifier.fits(t, v), step)
 
 
-_RUNNERS = {BERTSCORE: _bertscore, EMBEDDING: _embedding, CLASSIFIER: _classifier}
+_RUNNERS = {BERTSCORE: _bertscore, EMBEDDING: _embedding, CLASSIFIER: _classifier, NLI: _classifier}

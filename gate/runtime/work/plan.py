@@ -36,11 +36,13 @@ from gate.runtime.api import (
     BERTSCORE,
     CLASSIFIER,
     EMBEDDING,
+    NLI,
     BertScores,
     BertScoreSpec,
     ClassifierLabels,
     ClassProbabilities,
     Embeddings,
+    Entailment,
     Fingerprint,
 )
 
@@ -55,7 +57,7 @@ def block_texts_for(batch_size: int) -> int:
 
 @dataclass(frozen=True)
 class EngineKey:
-    kind: str  # BERTSCORE | EMBEDDING | CLASSIFIER
+    kind: str  # BERTSCORE | EMBEDDING | CLASSIFIER | NLI
     name: str  # the model as configured
     layer: int | None = None  # BERTScore: the resolved layer
 
@@ -141,6 +143,16 @@ class RecordingRuntime:
         texts = tuple(texts)
         self.requests.append(Request(EngineKey(CLASSIFIER, model), texts))
         return ClassProbabilities((0.5,) * len(texts), (False,) * len(texts), 512, _placeholder(model))
+
+    def entail(self, model: str, premises: Sequence[str], hypotheses: Sequence[str]) -> Entailment:
+        from gate.runtime.engines.entailment import pair_text
+
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        texts = tuple(pair_text(p, h) for p, h in zip(premises, hypotheses, strict=True))
+        self.requests.append(Request(EngineKey(NLI, model), texts))
+        n = len(texts)
+        return Entailment((0.5,) * n, (0.25,) * n, (0.25,) * n, (False,) * n, 512, _placeholder(model))
 
     def bertscore(self, spec: BertScoreSpec, candidates: Sequence[str], references: Sequence[str],
                   idf_corpus: Sequence[str] = ()) -> BertScores:

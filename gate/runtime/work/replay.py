@@ -17,11 +17,13 @@ from gate.runtime.api import (
     BERTSCORE,
     CLASSIFIER,
     EMBEDDING,
+    NLI,
     BertScores,
     BertScoreSpec,
     ClassifierLabels,
     ClassProbabilities,
     Embeddings,
+    Entailment,
 )
 from gate.runtime.engines.session import bertscore_result, resolve_layer
 from gate.runtime.work.plan import EngineKey, entry_key, idf_digest
@@ -62,6 +64,17 @@ class StoreRuntime:
         probability = np.array([float(self._get(engine, e)[:, label].max()) for e in entries], dtype=np.float64)
         return ClassProbabilities(tuple(float(p) for p in probability), tuple(engine.flags[e] for e in entries),
                                   engine.info.max_tokens, engine.info.fingerprint)
+
+    def entail(self, model: str, premises: Sequence[str], hypotheses: Sequence[str]) -> Entailment:
+        from gate.runtime.engines.entailment import entailment_result, pair_text
+
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        engine = self._engine(EngineKey(NLI, model))
+        entries = [entry_key(engine.info.key, pair_text(p, h)) for p, h in zip(premises, hypotheses, strict=True)]
+        return entailment_result([self._get(engine, e) for e in entries], [engine.flags[e] for e in entries],
+                                 dict(engine.info.id2label), f"the NLI model {model!r}'s config.json",
+                                 engine.info.max_tokens, engine.info.fingerprint)
 
     def bertscore(self, spec: BertScoreSpec, candidates: Sequence[str], references: Sequence[str],
                   idf_corpus: Sequence[str] = ()) -> BertScores:

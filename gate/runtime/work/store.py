@@ -38,7 +38,7 @@ class EngineInfo:
     fingerprint: Fingerprint  # as `TorchRuntime.fingerprint` gives it for the model
     max_tokens: int = 0  # BERTScore and classifier: over it, windows; embedder: over it, truncation
     dim: int = 0  # embedder
-    id2label: tuple[tuple[int, str], ...] = ()  # classifier
+    id2label: tuple[tuple[int, str], ...] = ()  # classifier, NLI
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,7 +141,7 @@ class ResultStore:
                 raise _Foreign(f"the arrays of engine {i} do not fit together")
             info = EngineInfo(EngineKey(str(e["kind"]), str(e["name"]), e["layer"]), _fingerprint(e["fingerprint"]),
                               int(e["max_tokens"]), int(e["dim"]), tuple((int(k), str(v)) for k, v in e["id2label"]))
-            single = info.key.kind != "classifier"  # one row per entry, kept 1-D like the engines give it
+            single = info.key.kind not in ("classifier", "nli")  # one row per entry, 1-D as the engines give it
             values = {str(k): rows[offsets[j]] if single else rows[offsets[j]:offsets[j + 1]]
                       for j, k in enumerate(keys)}
             engines.append(EngineResults(info, values, {str(k): bool(f) for k, f in zip(keys, flags, strict=True)},
