@@ -55,9 +55,10 @@ def _grade(config: GraderConfig, api_key: str, items: Sequence[Any], cache_dir: 
 
 KIND = replace(RAG, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, grade=_grade, comparisons=_comparisons,
-               comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "answer_relevancy",
-                                  "overall_score"),
-               charts=("overall_score", "mrr", "faithfulness"), distribution=("rouge_l", (0.0, 1.0)),
+               comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "claim_faithfulness",
+                                  "answer_relevancy", "overall_score"),
+               charts=("overall_score", "mrr", "claim_faithfulness", "faithfulness"),
+               distribution=("rouge_l", (0.0, 1.0)),
                calibration_metrics=("overall_score", "mrr", "faithfulness"))
 
 __all__ = ["DEFAULT_CHECKS", "KIND", "METRICS", "PATTERN", "RAG", "GraderItem", "GraderRun", "GraderScore",

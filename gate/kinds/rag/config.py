@@ -1,6 +1,7 @@
-"""The `rag` suite's configuration: retrieval cut-offs, generation and performance settings, the overall
-score's weights, the LLM judge (`judge:`, the core's `GraderConfig`: where a key may go is the workflow's
-business, `gate.config.grader_access`), and the baseline comparison's significance test (seed rag-evaluation)."""
+"""The `rag` suite's configuration: retrieval cut-offs, generation and performance settings (claim-level
+faithfulness with the NLI model of `models.nli`, the kind's own key under `models:`), the overall score's weights,
+the LLM judge (`judge:`, the core's `GraderConfig`: where a key may go is the workflow's business,
+`gate.config.grader_access`), and the baseline comparison's significance test (seed rag-evaluation)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ from typing import Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
-from gate.config import EMBEDDING, GateConfig, ModelUse
+from gate.config import EMBEDDING, GateConfig, ModelKey, ModelRole, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
 from gate.config.grader import GraderConfig
+
+NLI = ModelRole("nli", "NLI model")
+MODEL_KEYS = (ModelKey(NLI, "cross-encoder/nli-deberta-v3-xsmall",
+                       "Natural-language-inference model of the RAG suites' claim_faithfulness (a sequence-pair "
+                       "classifier whose config.json names an entailment label)."),)
 
 # The overall score's default weights: retrieval and generation count half each (DESIGN.md §4).
 DEFAULT_OVERALL_WEIGHTS = {
@@ -56,6 +62,14 @@ class RagSuiteConfig(SuiteBase):
         "unmeasured and the suite loads no model at all (no torch import).")
     faithfulness_threshold: float = Field(
         0.6, ge=-1, le=1, description="Cosine similarity at which a context sentence supports an answer sentence.")
+    claim_faithfulness: bool = Field(
+        False, description="Split each answer into claims (sentences) and decide each against the retrieved "
+        "contexts with a local NLI model (`models.nli`, or `nli_model:`): claim_faithfulness = supported claims / "
+        "claims, the unsupported ones listed per answer. Opt-in: the model must be pulled first "
+        "(`llm-gate models pull`).")
+    nli_model: str | None = Field(None, description="Overrides `models.nli` for this suite (claim_faithfulness).")
+    claim_threshold: float = Field(
+        0.5, gt=0, le=1, description="P(entailment) at which the NLI model's verdict counts a claim as supported.")
     cost_per_1k_tokens: float = Field(0.002, ge=0, description="Price when samples give tokens but no cost.")
     overall_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OVERALL_WEIGHTS))
     targets: Targets = Field(default_factory=Targets)
@@ -69,7 +83,7 @@ class RagSuiteConfig(SuiteBase):
 
     @model_validator(mode="after")
     def _weights(self) -> RagSuiteConfig:
-        allowed = {*DEFAULT_OVERALL_WEIGHTS, *(f"judge_{c}" for c in self.judge.criteria)}
+        allowed = {*DEFAULT_OVERALL_WEIGHTS, "claim_faithfulness", *(f"judge_{c}" for c in self.judge.criteria)}
         unknown = sorted(set(self.overall_weights) - allowed)
         if unknown:
             raise ValueError(f"overall_weights: unknown metric(s) {unknown}; use {sorted(allowed)}")
@@ -78,6 +92,13 @@ class RagSuiteConfig(SuiteBase):
         return self
 
 
+def nli_for(gate: GateConfig, suite: RagSuiteConfig) -> str:
+    """The NLI model a suite's claim_faithfulness loads: its own `nli_model:`, else `models.nli`."""
+    return suite.nli_model or gate.models.model(NLI.key)
+
+
 def rag_models(gate: GateConfig, suite: RagSuiteConfig) -> tuple[ModelUse, ...]:
-    """The embedding model a RAG suite loads (`Kind.models_of`); none with `embedding_metrics: false`."""
-    return (ModelUse(EMBEDDING, gate.embedding_for(suite)),) if suite.embedding_metrics else ()
+    """The models a RAG suite loads (`Kind.models_of`): the embedding model unless `embedding_metrics: false`, the
+    NLI model with `claim_faithfulness: true`."""
+    embedding = (ModelUse(EMBEDDING, gate.embedding_for(suite)),) if suite.embedding_metrics else ()
+    return embedding + ((ModelUse(NLI, nli_for(gate, suite)),) if suite.claim_faithfulness else ())

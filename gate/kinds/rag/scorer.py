@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
+import gate.kinds.rag.claim_scores as claim_scores
 import gate.kinds.rag.compare as rag_compare
 import gate.kinds.rag.pairing as pairing
 import gate.kinds.rag.summary as rag_summary
 from gate.config import CheckConfig
 from gate.kinds.base import Kind, ScoringContext
 from gate.kinds.rag.checks import check_problem, per_query_metrics
-from gate.kinds.rag.config import RagSuiteConfig, rag_models
+from gate.kinds.rag.config import MODEL_KEYS, RagSuiteConfig, nli_for, rag_models
 from gate.kinds.rag.generation import (
     BLEU_STATISTICS,
     corpus_bleu,
@@ -63,6 +64,7 @@ METRICS = {s.name: s for s in (
     MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100", low=0, high=1),
     MetricSpec("rouge_l", _H, "Mean ROUGE-L F", low=0, high=1),
     MetricSpec("faithfulness", _H, "Share of answer sentences supported by the contexts", low=0, high=1),
+    MetricSpec("claim_faithfulness", _H, "Share of answer claims the contexts entail (NLI)", low=0, high=1),
     MetricSpec("answer_relevancy", _H, "Mean cosine(query, answer)", low=-1, high=1),
     MetricSpec("latency_mean", _L, "Mean latency (s)", ".2f"), MetricSpec("latency_p50", _L, "P50 latency (s)", ".2f"),
     MetricSpec("latency_p95", _L, "P95 latency (s)", ".2f"), MetricSpec("latency_p99", _L, "P99 latency (s)", ".2f"),
@@ -95,6 +97,8 @@ class RagSettings(SuiteSettings):
     significance: Mapping[str, Any]  # gate.yml's `significance:` as JSON
     dataset: str
     targets: Mapping[str, Any]  # gate.yml's `targets:`
+    claim_model: str | None = None  # the NLI model of claim_faithfulness; None where the suite does not measure it
+    claim_threshold: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class RagItemDetails(ItemDetails):
     answer: str
     expected: str
     which: str  # candidate | baseline
+    unsupported: tuple[str, ...] = ()  # the answer's claims its contexts do not entail (claim_faithfulness)
 
 
 def _records(data: RagData) -> list[tuple[str, RagRecord]]:
@@ -125,7 +130,9 @@ def _embedded(suite: RagSuiteConfig, records: list[tuple[str, RagRecord]],
 
 
 def plan_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> None:
-    _embedded(suite, _records(data), context)
+    records = _records(data)
+    _embedded(suite, records, context)
+    claim_scores.ask(suite, [r for _, r in records], context)
 
 
 def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
@@ -139,12 +146,16 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         fingerprint["embedding"] = embedded.fingerprint.to_dict()
         truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
     judged, judge_note, not_judged = _grade(suite, records, context)
-    values: list[dict[str, float | None]] = []
+    claims = claim_scores.score_claims(suite, [r for _, r in records], context)
+    if claims is not None:  # only then: a suite without it stays comparable with its older snapshots
+        fingerprint["claims"] = claims.fingerprint
+    values: list[dict[str, Any]] = []  # numbers, and unsupported_claims (text)
     for index, (_, record) in enumerate(records):
-        v = {**retrieval_metrics(record, suite.k),
+        v: dict[str, Any] = {**retrieval_metrics(record, suite.k),
              **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
                                   suite.faithfulness_threshold)}
         v.update(judged.get(index, {}))
+        v.update(claim_scores.item_values(claims, index))
         v["latency"] = record.latency
         v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
         values.append(v)
@@ -178,22 +189,25 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         metrics = rag_compare.comparison_metrics(compared)
         groups.append(GroupResult("comparison", key, metrics, len(compared)))
         gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
-    notes = [n for n in (judge_note, truncation) if n] + judge_notes + unpaired
+    notes = [n for n in (judge_note, truncation) if n] + judge_notes + unpaired + list(claims.notes if claims else ())
     for (_, system), (_, _, summary) in summaries.items():
         if summary.left_out:
             notes.append(f"{system}: the overall score leaves out {', '.join(summary.left_out)} (unmeasured) "
                          "and rescales the other weights.")
     return SuiteResult(
         name=name, kind=RAG_KIND, metrics={}, groups=tuple(groups),
-        items=tuple(_item(records[i][1], records[i][0], values[i], columns) for i in range(len(records))),
+        items=tuple(_item(records[i][1], records[i][0], values[i], columns,
+                          claims.answers[i].unsupported if claims else ()) for i in range(len(records))),
         item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns,
-                      *BLEU_STATISTICS),
+                      *BLEU_STATISTICS, *(("unsupported_claims",) if claims else ())),
         unmeasured=tuple(gaps), fingerprint=fingerprint,
         details=RagDetails(
             RagSettings(k=tuple(suite.k), embedding=embedding, faithfulness_threshold=suite.faithfulness_threshold,
                         weights=dict(suite.overall_weights), judge=suite.judge.enabled,
                         significance=suite.significance.model_dump(mode="json"), dataset=suite.dataset_name or name,
-                        targets=suite.targets.model_dump()),
+                        targets=suite.targets.model_dump(),
+                        claim_model=nli_for(context.gate, suite) if suite.claim_faithfulness else None,
+                        claim_threshold=suite.claim_threshold),
             systems={key: summary for key, (_, _, summary) in summaries.items()},
             comparisons={f"{s} vs {b}": tuple(rows) for (s, b), rows in comparisons.items()}),
         notes=tuple(notes),
@@ -264,17 +278,19 @@ def _sources(records):
     return tuple(r.source_ref for r in records if r.source_ref)
 
 
-def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str]) -> Item:
+def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str], unsupported: tuple[str, ...]) -> Item:
     system = system_of(record, which)
+    extra = ("unsupported_claims",) if "unsupported_claims" in values else ()
     return Item(key=(("id", record.key), ("system", system), ("query", record.query), *sample_key(record.sample)),
-                values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS)}, source=record.source_ref,
-                details=RagItemDetails(record.actual_answer, record.expected_answer or "", which))
+                values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS, *extra)}, source=record.source_ref,
+                details=RagItemDetails(record.actual_answer, record.expected_answer or "", which, unsupported))
 
 
 RAG = Kind(
     kind=RAG_KIND, config_model=RagSuiteConfig, metrics=METRICS, group_fields=("system",),
     levels=("baseline", "comparison"), default_checks=DEFAULT_CHECKS, load=load_rag, score=score_rag, plan=plan_rag,
-    models_of=rag_models, metric_pattern=PATTERN, check_problem=check_problem, item_columns_of=item_values,
+    models_of=rag_models, model_keys=MODEL_KEYS, metric_pattern=PATTERN, check_problem=check_problem,
+    item_columns_of=item_values,
     item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
                 "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
     item_statistic=lambda suite, metric: rag_statistic(suite, metric, GRADER_MAX_UNSCORED),

@@ -1,5 +1,6 @@
 """The RAG suite's report view: per system grade and metrics, the seed's baseline-vs-enhanced table
-with Δ% and significance, issues and insights, and the queries that got worse."""
+with Δ% and significance, issues and insights, the queries that got worse, and (with claim_faithfulness) the
+answers with the most claims their contexts do not entail."""
 
 from __future__ import annotations
 
@@ -22,10 +23,19 @@ FORMATS = {"latency_p50": ".2f", "latency_p95": ".2f", "latency_p99": ".2f", "th
 UNITS = {"latency_p50": "s", "latency_p95": "s", "latency_p99": "s", "latency_mean": "s"}
 
 
+def _sections(claims: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """SECTIONS, with claim_faithfulness beside faithfulness where the suite measures it."""
+    if not claims:
+        return SECTIONS
+    return tuple((t, tuple(x for m in ms for x in ((m, "claim_faithfulness") if m == "faithfulness" else (m,))))
+                 for t, ms in SECTIONS)
+
+
 def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     result = suite.result
     details = details_as(result.details, RagDetails)
     settings = details.settings
+    sections = _sections(settings.claim_model is not None)
     k = settings.k
     systems = [(g, "candidate", "group") for g in result.groups_at("group")] + \
               [(g, "baseline", "baseline") for g in result.groups_at("baseline")]
@@ -39,7 +49,7 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
             "system": inert(name, limit=60) + (" (baseline)" if which == "baseline" else ""),
             "icon": icon(verdict) if verdict else "", "grade": (summary.grade if summary else None) or "—",
             "overall": number(group.metrics.get("overall_score")), "n": group.n,
-            "sections": {title: [_value(group.metrics, m) for m in metrics] for title, metrics in SECTIONS},
+            "sections": {title: [_value(group.metrics, m) for m in metrics] for title, metrics in sections},
             "at_k": [_value(group.metrics, c) for c in columns],
             "issues": [inert(i, limit=200) for i in (summary.issues if summary else ())],
             "insights": [inert(i, limit=200) for i in (summary.insights if summary else ())],
@@ -50,13 +60,33 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
     return {
         "settings": f"k = {', '.join(map(str, k))} · embedding <code>{inert(settings.embedding)}</code> · "
                     f"faithfulness: answer sentences with cosine ≥ {settings.faithfulness_threshold:g} to a "
-                    f"context sentence · {'LLM judge on' if settings.judge else 'no LLM judge'}",
-        "sections": [{"title": t, "metrics": list(m)} for t, m in SECTIONS],
+                    f"context sentence · " + _claims_setting(settings.claim_model, settings.claim_threshold)
+                    + f"{'LLM judge on' if settings.judge else 'no LLM judge'}",
+        "sections": [{"title": t, "metrics": list(m)} for t, m in sections],
         "at_k_columns": [c.replace("_at_k.", "@") for c in columns],  # ours, no escaping needed
         "systems": table,
         "comparisons": comparisons,
         "worse": _worse(result, worst_items),
+        "unsupported": _unsupported(result, worst_items),
     }
+
+
+def _claims_setting(model: str | None, threshold: float) -> str:
+    if model is None:
+        return ""
+    return (f"claim_faithfulness: answer sentences entailed by the contexts, P(entailment) ≥ {threshold:g} with NLI "
+            f"model <code>{inert(model)}</code> · ")
+
+
+def _unsupported(result: SuiteResult, count: int) -> list[dict[str, Any]]:
+    """The candidate answers with the lowest claim_faithfulness that have an unsupported claim, worst first."""
+    found = [(item.values.get("claim_faithfulness"), item) for item in result.items
+             if _said(item).which == "candidate" and _said(item).unsupported]
+    found.sort(key=lambda pair: pair[0] if isinstance(pair[0], float) else 1.0)
+    return [{"query": inert(dict(item.key).get("query", ""), limit=200, newline=" "),
+             "system": inert(dict(item.key).get("system", ""), limit=60), "score": number(score),
+             "claims": [inert(c, limit=300, newline=" ") for c in _said(item).unsupported[:5]],
+             "more": max(0, len(_said(item).unsupported) - 5)} for score, item in found[:count]]
 
 
 def _value(metrics, name: str) -> str:
