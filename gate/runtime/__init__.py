@@ -10,7 +10,7 @@ nothing changed never imports torch; shard i of N executes only its blocks and t
 *replay* (the scorers run again against `StoreRuntime`, which answers bitwise what the engines computed,
 `work/replay.py`).
 `api.py` is what scorers see (the `ModelRuntime` protocol and its plain result types), `engines/` holds the
-torch side (model resolution, device, BERTScore, embedder, classifier, `TorchRuntime`), `work/` the
+torch side (model resolution, device, BERTScore, embedder, classifier, NLI, `TorchRuntime`), `work/` the
 plan/execute/store/replay/cache machinery, and `facade.py` the few calls the pipeline makes. A new model
 engine goes in `engines/` with its kind in `api.py` and a runner in `work/execute.py`. Importing
 `gate.runtime` is cheap and imports nothing (the image's model layer runs `engines/models.py` with only this

@@ -1,17 +1,17 @@
 """The rag suite kind (seed rag-evaluation): retrieval, generation, performance, the LLM grader, baseline vs
 candidate.
 
-`config` is its gate.yml entry and `records` reads its samples; `scorer` is the suite's scorer (`RAG`); it
-measures per query with `retrieval` (trec_eval's conventions) and `generation` (BLEU, ROUGE-L, embedding
-metrics), folds the queries per system with `summary` (performance, overall score, grade, issues, insights) and
-compares a candidate run with a baseline run in `compare`; `checks` says which checks its config can measure and
-`statistics` gives its metrics to significance tests. `grader` is the LLM grader's contract (items, scores,
-prompt, reply parsing) — gate.yml calls it `judge:`; its HTTP client, `grader_client`, is the kind's `grade`, which
-the command calls with the key it allows (`gate.run.llm_grader`): the scorer never imports it. `view` and
-`exports` are its report and its seed's report files, `starter` what `llm-gate init` writes for it (templates
-in `templates/`). A new per-query metric goes in `retrieval` or `generation`
-and into `scorer.METRICS` / `per_query_metrics`. `KIND` assembles them, registered in pyproject.toml as
-`rag = "gate.kinds.rag:KIND"`.
+`config` is its gate.yml entry and `records` reads its samples; `scorer` is the suite's scorer (`RAG`); it measures
+per query with `retrieval` (trec_eval's conventions), `generation` (BLEU, ROUGE-L, embedding metrics) and `claims` /
+`claim_scores` (claim-level faithfulness, a local NLI model's verdicts), folds the queries per system with `summary`
+(performance, overall score, grade, issues, insights) and compares a candidate run with a baseline run in `compare`;
+`checks` says which checks its config can measure and `statistics` gives its metrics to significance tests. `grader`
+is the LLM grader's contract (items, scores, prompt, reply parsing) — gate.yml calls it `judge:`; its HTTP client,
+`grader_client`, is the kind's `grade`, which the command calls with the key it allows (`gate.run.llm_grader`): the
+scorer never imports it. `view` and `exports` are its report and its seed's report files, `starter` what `llm-gate
+init` writes for it (templates in `templates/`). A new per-query metric goes in `retrieval` or `generation` and into
+`scorer.METRICS` / `per_query_metrics`. `KIND` assembles them, registered in pyproject.toml as `rag =
+"gate.kinds.rag:KIND"`.
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ def test_list_on_the_example(in_tmp):
     result = CliRunner().invoke(app, ["models", "list", "--config", str(EXAMPLES / "gate.yml")])
     assert result.exit_code == 0, result.output
     listed = entries(result.output)
-    assert set(listed) == {"embedding", "bertscore", "stereotype"}
+    assert set(listed) == {"embedding", "bertscore", "stereotype", "nli"}
+    assert listed["nli"] == ("cross-encoder/nli-deberta-v3-xsmall", "not used by this gate's suites")  # opt-in
     model, where = listed["bertscore"]
     assert model == "sentence-transformers/all-MiniLM-L6-v2"
     assert where == f"embedded package: {gt.get_model_path()}"
@@ -66,7 +67,8 @@ def test_list_without_a_config_shows_the_defaults(in_tmp):
     assert listed["bertscore"] == ("roberta-large", "NOT AVAILABLE OFFLINE (llm-gate models pull roberta-large)")
     assert listed["stereotype"][1].startswith("NOT AVAILABLE OFFLINE")
     assert listed["embedding"][1].startswith("embedded package")
-    assert "2 model(s) missing" in result.output
+    assert listed["nli"][1].startswith("NOT AVAILABLE OFFLINE")  # the RAG kind's claim_faithfulness model
+    assert "3 model(s) missing" in result.output
 
 
 def test_list_finds_a_pulled_model(in_tmp):
@@ -140,12 +142,12 @@ def test_a_suite_override_is_listed_and_the_unused_default_dropped(in_tmp):
     (in_tmp / "gate.yml").write_text(SUITES)
     (in_tmp / "local-bert").mkdir()
     listed = entries(CliRunner().invoke(app, ["models", "list"]).output)
-    assert set(listed) == {"embedding", "stereotype", "bertscore (a)"}
+    assert set(listed) == {"embedding", "stereotype", "nli", "bertscore (a)"}
     assert listed["bertscore (a)"] == ("./local-bert", f"local path: {(in_tmp / 'local-bert').resolve()}")
     (in_tmp / "gate.yml").write_text(SUITES + "  b:\n    kind: drift\n    baseline: b/*.json\n"
                                      "    candidates: c/*.jsonl\n")
     listed = entries(CliRunner().invoke(app, ["models", "list"]).output)
-    assert set(listed) == {"embedding", "stereotype", "bertscore", "bertscore (a)"}
+    assert set(listed) == {"embedding", "stereotype", "nli", "bertscore", "bertscore (a)"}
     assert listed["bertscore"][0] == "roberta-large"  # suite b uses the default
 
 
@@ -164,6 +166,8 @@ suites:
     kind: rag
     records: r/*.jsonl
     embedding_metrics: false
+    claim_faithfulness: true
+    nli_model: org/own-nli
 """)
     result = CliRunner().invoke(app, ["models", "list"])
     listed = entries(result.output)
@@ -171,10 +175,11 @@ suites:
     assert listed["stereotype (probes)"][0] == "org/own-classifier"
     assert listed["embedding (probes)"][0] == "org/own-embedder"
     assert "stereotype" not in listed and "embedding" not in listed  # every suite of the role overrides them
+    assert listed["nli (retrieval)"][0] == "org/own-nli" and "nli" not in listed  # claim_faithfulness's model
     assert listed["bertscore"][1] == "not used by this gate's suites"  # the RAG suite embeds nothing
     import gate.cli.commands.models as models
 
     pulled = []
     monkeypatch.setattr(models, "pull_model", lambda name, directory: pulled.append(name) or directory / name)
     models.pull_models([], None, in_tmp / "m")
-    assert sorted(pulled) == ["org/own-classifier", "org/own-embedder"]
+    assert sorted(pulled) == ["org/own-classifier", "org/own-embedder", "org/own-nli"]
