@@ -104,6 +104,8 @@ def rag_cases() -> list[Case]:
              f"{base}:2", "one JSON object per line", "Fix:"),
         case("rag-baseline-glob-nothing", "rag", with_suite("rag", baseline="old/*.jsonl"),
              "suites.s.baseline", "matched nothing", "Fix:"),
+        case("rag-claim-threshold-zero", "rag", with_suite("rag", claim_faithfulness="true", claim_threshold="0"),
+             "suites.s.claim_threshold", "greater than 0", "Fix:"),
     ]
 
 

@@ -3,7 +3,8 @@
 A system (`group`, `baseline`) has the means of the per-query columns, corpus BLEU, the performance figures,
 the overall score and the query count; a comparison (`comparison`, only with a `baseline:`) has `delta_<m>` of
 those and the counts of significant regressions and improvements; the suite itself has no value of its own.
-The k-metrics exist for the cut-offs of `k:`, the judge metrics for the criteria of an enabled `judge:`.
+The k-metrics exist for the cut-offs of `k:`, the judge metrics for the criteria of an enabled `judge:`,
+claim_faithfulness with `claim_faithfulness: true`.
 A check outside these would only ever be unmeasured, so the loader reports it with the fix.
 """
 
@@ -81,6 +82,11 @@ def _missing(suite: RagSuiteConfig, metric: str, scope: str, produced: tuple[str
         return CheckProblem(expected=f"a cut-off of the suite's `k:` ({', '.join(map(str, suite.k))})",
                             found=f"{metric}: {k} is not in `k:`",
                             fix=f"add {k} to `k:` or check {prefix}{at_k.group(1)}_at_k.{near}")
+    if base == "claim_faithfulness" and not suite.claim_faithfulness:
+        return CheckProblem(expected="claim_faithfulness from a suite that measures it",
+                            found="`claim_faithfulness` is false (the default)",
+                            fix="set `claim_faithfulness: true` (with an NLI model pulled: `models.nli`), or drop "
+                                "the check")
     if base.startswith("judge_"):
         criterion = base.removeprefix("judge_")
         if not suite.judge.enabled:

@@ -134,3 +134,15 @@ def test_a_snapshot_scored_with_another_method_is_not_comparable(tmp_path):
     assert "claims.threshold: 0.5 → 0.7" in _compared(nli, stricter).not_comparable_reason
     other_model, *_ = run(tmp_path, claim_faithfulness=True, nli_model="another-nli")
     assert "claims.model.model" in _compared(nli, other_model).not_comparable_reason
+
+
+def test_checks_on_claim_faithfulness_are_possible_only_where_it_is_measured():
+    from gate.kinds.rag import KIND
+
+    on = {"kind": "rag", "records": "r.jsonl", "claim_faithfulness": True}
+    assert KIND.impossible(on, "claim_faithfulness", {"min": 0.8}) is None
+    assert KIND.impossible(on, "claim_faithfulness", {"max_decrease": 0, "significant": True}) is None
+    assert KIND.impossible({**on, "baseline": "b.jsonl"}, "delta_claim_faithfulness",
+                           {"min": 0, "scope": "comparison"}) is None
+    problem = KIND.impossible({**on, "claim_faithfulness": False}, "claim_faithfulness", {"min": 0.8})
+    assert problem is not None and "claim_faithfulness: true" in problem.fix

@@ -173,3 +173,29 @@ def test_plan_execute_store_and_cache_replay_exactly(nli_dir, tmp_path):
     assert StoreRuntime(warm).entail(nli_dir, premises, hypotheses).entailment == replayed.entailment
     manifest = json.loads(bytes(np.load(tmp_path / "work.npz")["manifest"]).decode())
     assert manifest["engines"][0]["kind"] == "nli"
+
+
+def test_a_roberta_pair_model_without_token_types(tmp_path):
+    """RoBERTa's pair template (<s> A </s></s> B </s>), no token_type_ids, positions offset by the padding index:
+    equal to the independent forward pass within the limit, windows within it beyond."""
+    from transformers import RobertaConfig, RobertaForSequenceClassification
+
+    from tests.support.tiny_models import FEEDBACK_SENTENCES, build_tiny_roberta
+
+    path = build_tiny_roberta(tmp_path / "roberta")
+    torch.manual_seed(7)
+    config = RobertaConfig.from_pretrained(path, num_labels=3, id2label={0: "CONTRADICTION", 1: "NEUTRAL",
+                                                                          2: "ENTAILMENT"})
+    RobertaForSequenceClassification(config).eval().save_pretrained(path)
+    engine = PairClassifier.load(path, batch_size=2)
+    assert engine.labels.entailment == 2 and engine.max_tokens == 32
+    pairs = [("Missing error handling.", "Good."), (FEEDBACK_SENTENCES[2], "Good.")]  # 12 and 31 tokens
+    windows, flags = engine.probabilities([pair_text(p, h) for p, h in pairs])
+    expected = _independent(path, pairs)
+    assert not any(flags) and all(not types for seq in pairs for _, types in engine.windows(pair_text(*seq)))
+    assert max(float(np.abs(w[0] - e).max()) for w, e in zip(windows, expected, strict=True)) <= TOL
+    long = pair_text(" ".join(FEEDBACK_SENTENCES[:6]), FEEDBACK_SENTENCES[7])
+    sequences = engine.windows(long)
+    assert len(sequences) > 1 and all(len(ids) <= 32 for ids, _ in sequences)
+    probs, windowed = engine.softmax_windows(long)
+    assert windowed and probs.shape == (len(sequences), 3) and np.allclose(probs.sum(axis=1), 1, atol=1e-6)
