@@ -51,8 +51,9 @@ def ranked(tmp_path, monkeypatch):
 
 def test_the_built_in_kinds_add_models_stereotype_as_before():
     models = json_schema()["$defs"]["ModelsConfig"]["properties"]
-    assert list(models) == ["embedding", "bertscore", "stereotype"]
+    assert list(models) == ["embedding", "bertscore", "nli", "stereotype"]  # kinds' keys in registry order
     assert models["stereotype"]["default"] == "holistic-ai/bias_classifier_albertv2"
+    assert models["nli"]["default"] == "cross-encoder/nli-deberta-v3-xsmall"  # rag's claim_faithfulness (opt-in)
     assert KINDS["stereotype"].model_keys[0].role.key == "stereotype"
     config = GateConfig.model_validate({"version": 1, "models": {"stereotype": "./mine"},
                                         "suites": {"s": {"kind": "stereotype", "records": "r.jsonl"}}})
