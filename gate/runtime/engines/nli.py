@@ -152,6 +152,10 @@ class PairClassifier:
         probs, windowed = self._texts[text]
         return probs.copy(), windowed
 
+    def _over(self, text: str) -> bool:
+        """Whether the pair is over the limit (windowed, or its hypothesis cut): flagged even as one sequence."""
+        return len(self._pair(*split_pair(text))[0]) > self.max_tokens
+
     def _classify(self, texts: Sequence[str]) -> None:
         plans = {t: self.windows(t) for t in dict.fromkeys(texts) if t not in self._texts}
         pending = sorted(dict.fromkeys(s for seqs in plans.values() for s in seqs if s not in self._sequences),
@@ -177,4 +181,4 @@ class PairClassifier:
                     self._sequences[item] = row_probs
                 bar.advance()
         for text, seqs in plans.items():
-            self._texts[text] = (np.stack([self._sequences[s] for s in seqs]), len(seqs) > 1)
+            self._texts[text] = (np.stack([self._sequences[s] for s in seqs]), len(seqs) > 1 or self._over(text))

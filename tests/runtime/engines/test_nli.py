@@ -199,3 +199,14 @@ def test_a_roberta_pair_model_without_token_types(tmp_path):
     assert len(sequences) > 1 and all(len(ids) <= 32 for ids, _ in sequences)
     probs, windowed = engine.softmax_windows(long)
     assert windowed and probs.shape == (len(sequences), 3) and np.allclose(probs.sum(axis=1), 1, atol=1e-6)
+
+
+def test_a_long_claim_is_cut_to_half_the_room_and_flagged(tmp_path):
+    small = build_tiny_nli(tmp_path / "small", max_positions=SMALL)
+    engine = PairClassifier.load(small)
+    claim = " ".join(fact[1] for fact in NLI_FACTS)  # ~30 tokens: more than the 29 a pair leaves for both texts
+    text = pair_text(NLI_FACTS[0][0], claim)
+    [(ids, types)] = engine.windows(text)  # the claim keeps what the short premise leaves: one sequence
+    assert len(ids) <= SMALL and types.count(1) - 1 == (SMALL - 3) - len(
+        engine.tokenizer(NLI_FACTS[0][0], add_special_tokens=False)["input_ids"])
+    assert engine.softmax_windows(text)[1] is True  # cut: flagged although one sequence
