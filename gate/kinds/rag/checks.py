@@ -27,7 +27,8 @@ def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
     """The item columns: one value per query and system."""
     k_metrics = [f"{m}.{k}" for m in ("precision_at_k", "recall_at_k", "ndcg_at_k") for k in suite.k]
     judged = [f"judge_{c}" for c in suite.judge.criteria] if suite.judge.enabled else []
-    claims = ["claim_faithfulness"] if suite.claim_faithfulness else []
+    claims = (["claim_faithfulness"] if suite.claim_faithfulness else []) + (
+        ["llm_claim_faithfulness", "claim_agreement"] if suite.claim_judge else [])
     return [*k_metrics, "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "faithfulness", *claims,
             "answer_relevancy", *judged, "latency", "cost"]
 

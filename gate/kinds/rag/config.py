@@ -70,6 +70,11 @@ class RagSuiteConfig(SuiteBase):
     nli_model: str | None = Field(None, description="Overrides `models.nli` for this suite (claim_faithfulness).")
     claim_threshold: float = Field(
         0.5, gt=0, le=1, description="P(entailment) at which the NLI model's verdict counts a claim as supported.")
+    claim_judge: bool = Field(
+        False, description="Also ask the suite's LLM judge (`judge:`: its endpoint, key rules, budget and cache) "
+        "whether the contexts support each claim: llm_claim_faithfulness, ADVISORY (never in the overall "
+        "score), shown with claim_agreement, the share of claims where it agrees with the NLI model. Needs "
+        "`claim_faithfulness: true` and `judge: {enabled: true}`.")
     cost_per_1k_tokens: float = Field(0.002, ge=0, description="Price when samples give tokens but no cost.")
     overall_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OVERALL_WEIGHTS))
     targets: Targets = Field(default_factory=Targets)
@@ -87,6 +92,9 @@ class RagSuiteConfig(SuiteBase):
         unknown = sorted(set(self.overall_weights) - allowed)
         if unknown:
             raise ValueError(f"overall_weights: unknown metric(s) {unknown}; use {sorted(allowed)}")
+        if self.claim_judge and not (self.claim_faithfulness and self.judge.enabled):
+            raise ValueError("claim_judge: the LLM's claim verdicts are measured against the NLI model's: set "
+                             "`claim_faithfulness: true` and `judge: {enabled: true}` too, or drop claim_judge")
         if any(w < 0 for w in self.overall_weights.values()) or not any(self.overall_weights.values()):
             raise ValueError("overall_weights must be non-negative and not all zero")
         return self

@@ -65,6 +65,8 @@ METRICS = {s.name: s for s in (
     MetricSpec("rouge_l", _H, "Mean ROUGE-L F", low=0, high=1),
     MetricSpec("faithfulness", _H, "Share of answer sentences supported by the contexts", low=0, high=1),
     MetricSpec("claim_faithfulness", _H, "Share of answer claims the contexts entail (NLI)", low=0, high=1),
+    MetricSpec("llm_claim_faithfulness", _H, "Share of claims the LLM judge finds supported (advisory)", low=0, high=1),
+    MetricSpec("claim_agreement", _H, "Share of claims where the LLM judge agrees with the NLI model", low=0, high=1),
     MetricSpec("answer_relevancy", _H, "Mean cosine(query, answer)", low=-1, high=1),
     MetricSpec("latency_mean", _L, "Mean latency (s)", ".2f"), MetricSpec("latency_p50", _L, "P50 latency (s)", ".2f"),
     MetricSpec("latency_p95", _L, "P95 latency (s)", ".2f"), MetricSpec("latency_p99", _L, "P99 latency (s)", ".2f"),
@@ -149,6 +151,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     claims = claim_scores.score_claims(suite, [r for _, r in records], context)
     if claims is not None:  # only then: a suite without it stays comparable with its older snapshots
         fingerprint["claims"] = claims.fingerprint
+    llm_claims = claim_scores.judge_claims(suite, [r for _, r in records], claims, context)
     values: list[dict[str, Any]] = []  # numbers, and unsupported_claims (text)
     for index, (_, record) in enumerate(records):
         v: dict[str, Any] = {**retrieval_metrics(record, suite.k),
@@ -156,6 +159,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
                                   suite.faithfulness_threshold)}
         v.update(judged.get(index, {}))
         v.update(claim_scores.item_values(claims, index))
+        v.update(llm_claims.values[index] if llm_claims else {})
         v["latency"] = record.latency
         v["cost"] = rag_summary.query_cost(record, suite.cost_per_1k_tokens)
         values.append(v)
@@ -189,7 +193,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         metrics = rag_compare.comparison_metrics(compared)
         groups.append(GroupResult("comparison", key, metrics, len(compared)))
         gaps += [Unmeasured(key, m, "not measured for both runs") for m, v in metrics.items() if v is None]
-    notes = [n for n in (judge_note, truncation) if n] + judge_notes + unpaired + list(claims.notes if claims else ())
+    notes = [n for n in (judge_note, truncation, llm_claims and llm_claims.note) if n] + judge_notes + unpaired + list(
+        claims.notes if claims else ())
     for (_, system), (_, _, summary) in summaries.items():
         if summary.left_out:
             notes.append(f"{system}: the overall score leaves out {', '.join(summary.left_out)} (unmeasured) "

@@ -146,3 +146,45 @@ def test_checks_on_claim_faithfulness_are_possible_only_where_it_is_measured():
                            {"min": 0, "scope": "comparison"}) is None
     problem = KIND.impossible({**on, "claim_faithfulness": False}, "claim_faithfulness", {"min": 0.8})
     assert problem is not None and "claim_faithfulness: true" in problem.fix
+
+
+def test_the_llm_verdicts_are_advisory_and_their_agreement_with_the_nli_model_is_shown(tmp_path):
+    """claim_judge asks the suite's LLM grader about the very claims the NLI model decided (with the claim prompt,
+    through the same endpoint and key rules), and reports its share and its agreement; never in the overall."""
+    from gate.kinds.rag.claim_scores import CLAIM_TEMPLATE
+    from gate.kinds.rag.grader import GraderRun, GraderScore
+
+    asked = []
+    llm = {"Refunds take five days.": 1.0, "They are instant.": 1.0, "Logs are kept for thirty days.": None}
+
+    def grader(kind, config, items):
+        asked.append((kind, config, list(items)))
+        scores = tuple(GraderScore(i.key, i.criterion, llm.get(i.answer, 0.0) if i.criterion == "claim_support"
+                                   else 0.8, None if llm.get(i.answer, 0) is not None else "unparseable", False, 1)
+                       for i in items)
+        return GraderRun(scores, len(items), 0, len(items), 0.0, False)
+
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    suite = RagSuiteConfig(kind="rag", records=["c.jsonl"], claim_faithfulness=True, claim_judge=True,
+                           judge={"enabled": True, "criteria": ["relevance"]})
+    gate = GateConfig(version=1, suites={"r": suite})
+    result = score_rag("r", suite, load_rag("r", suite, tmp_path),
+                       ScoringContext(gate, FakeRuntime(entailment=ENTAILED), tmp_path, grader=grader))
+    claim_calls = [(config, items) for _, config, items in asked if items[0].criterion == "claim_support"]
+    [(config, items)] = claim_calls
+    assert config.prompt_template == CLAIM_TEMPLATE and config.base_url == suite.judge.base_url
+    assert [i.answer for i in items] == ["Refunds take five days.", "They are instant.",
+                                         "Logs are kept for thirty days."]
+    assert items[0].context == CONTEXT
+    values = {dict(i.key)["id"]: i.values for i in result.items}
+    # q1: NLI supports 1 of 2, the LLM both: its share 1.0, agreement on 1 of 2
+    assert values["q1"]["llm_claim_faithfulness"] == 1.0 and values["q1"]["claim_agreement"] == 0.5
+    assert values["q2"]["llm_claim_faithfulness"] is None  # its one claim went unscored
+    [group] = result.groups_at("group")
+    assert group.metrics["claim_agreement"] == 0.5
+    assert any("agrees with the NLI model on 1 of 2 claims (50%); 1 claims unscored" in n for n in result.notes)
+    assert group.metrics["overall_score"] is not None  # computed without the advisory values (not weightable)
+    with pytest.raises(ValueError, match="claim_faithfulness: true"):
+        RagSuiteConfig(kind="rag", records=["c.jsonl"], claim_judge=True, judge={"enabled": True})
+    with pytest.raises(ValueError, match="unknown metric"):
+        RagSuiteConfig(kind="rag", records=["c.jsonl"], overall_weights={"llm_claim_faithfulness": 1.0})

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 import torch
+from werkzeug import Response
 
 from tests.support.cli import run_main
 from tests.support.tiny_models import NLI_FACTS, build_tiny_nli
@@ -115,3 +117,44 @@ def test_an_nli_model_without_an_entailment_label_is_a_located_error(model, monk
     code, out, err = run_main(monkeypatch, capsys, "run", "-c", "gate.yml", "--no-publish", "-q")
     assert code == 2, err
     assert "config.json" in err and "id2label" in err and "entailment" in err and "LABEL_0" in err
+
+
+def test_the_llm_claim_verdicts_go_through_the_judge_endpoint_and_its_rules(model, httpserver, monkeypatch, capsys):
+    """claim_judge through `llm-gate run`: the claim prompt goes to the endpoint the workflow allows, with the key
+    variable it names; an endpoint it does not allow stops the run before any request (exit 2)."""
+    prompts = []
+
+    def handler(request):
+        content = request.get_json()["messages"][0]["content"]
+        prompts.append(content)
+        return Response(json.dumps({"choices": [{"message": {"content": "1"}}], "usage": {"total_tokens": 9}}),
+                        content_type="application/json")
+
+    httpserver.expect_request(re.compile(r"/v1/chat/completions")).respond_with_handler(handler)
+    write_gate(model, "nli", "claim_faithfulness: {min: 0.0}")
+    text = (model / "gate.yml").read_text().replace("    checks:", f"""\
+    claim_judge: true
+    judge:
+      enabled: true
+      base_url: {httpserver.url_for('/v1')}
+      api_key_env: TEST_JUDGE_KEY
+      criteria: [relevance]
+    checks:""")
+    (model / "gate.yml").write_text(text)
+    monkeypatch.chdir(model)
+    monkeypatch.setenv("TEST_JUDGE_KEY", "sk-test")
+    monkeypatch.setenv("LLM_GATE_JUDGE_API_KEY_ENV", "TEST_JUDGE_KEY")
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", "https://api.openai.com/v1")  # not the loopback one
+    code, _, err = run_main(monkeypatch, capsys, "run", "-c", "gate.yml", "--no-publish", "-q")
+    assert code == 2 and prompts == [] and ("judge_endpoints" in err or "LLM_GATE_JUDGE_ENDPOINTS" in err), err
+    monkeypatch.setenv("LLM_GATE_JUDGE_ENDPOINTS", httpserver.url_for("/v1"))
+    code, _, err = run_main(monkeypatch, capsys, "run", "-c", "gate.yml", "--no-publish", "-q")
+    assert code == 0, err
+    claim_prompts = [p for p in prompts if p.startswith("You verify one claim")]
+    assert len(claim_prompts) == 6  # q0: 2 claims, q1: 1, q2: 3, q3: none
+    [suite] = json.loads((model / "gate-report" / "report.json").read_text())["suites"]
+    [group] = [g for g in suite["groups"] if g["level"] == "group"]
+    assert group["metrics"]["llm_claim_faithfulness"] == 1.0  # the endpoint supports every claim
+    # the NLI stand-in leaves one claim of q0 and q2 unsupported: agreement (1/2 + 1 + 2/3) / 3
+    assert group["metrics"]["claim_agreement"] == pytest.approx((1 / 2 + 1 + 2 / 3) / 3)
+    assert any("agrees with the NLI model on 4 of 6 claims (67%)" in n for n in suite["notes"])
