@@ -14,7 +14,7 @@ from gate.config import EMBEDDING, GateConfig, ModelKey, ModelRole, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
 from gate.config.grader import GraderConfig
 
-NLI = ModelRole("nli", "NLI model")
+NLI = ModelRole("nli", "NLI model", engine="nli")
 MODEL_KEYS = (ModelKey(NLI, "cross-encoder/nli-deberta-v3-xsmall",
                        "Natural-language-inference model of the RAG suites' claim_faithfulness (a sequence-pair "
                        "classifier whose config.json names an entailment label)."),)

@@ -23,7 +23,7 @@ from gate.runtime.api import Entailment, Fingerprint
 if TYPE_CHECKING:
     import numpy as np
 
-NLI_FIX = ("point models.nli (or the suite's `nli_model:`) at a local natural-language-inference model directory "
+NLI_FIX = ("point the gate.yml field that names the NLI model at a local natural-language-inference model directory "
            "whose config.json names its labels (e.g. `llm-gate models pull cross-encoder/nli-deberta-v3-xsmall`)")
 
 

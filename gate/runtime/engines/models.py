@@ -62,6 +62,8 @@ INSTEAD = {
                  "`sentence-transformers/all-MiniLM-L6-v2` (no download)",
     "classifier": "point {field} at a local sequence-classification model directory (its config.json names the "
                   "labels; no classifier is embedded)",
+    "nli": "point {field} at a local NLI model directory (a sequence-pair classifier whose config.json names an "
+           "entailment label; no NLI model is embedded)",
 }
 
 

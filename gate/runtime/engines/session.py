@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gate.config import BERTSCORE as BERTSCORE_ROLE
 from gate.config import EMBEDDING as EMBEDDING_ROLE
 from gate.config import ModelRole, ModelUse, RuntimeConfig
-from gate.errors import ConfigError, Problem
+from gate.errors import ConfigError
 from gate.runtime.api import (
     BERTSCORE,
     CLASSIFIER,
@@ -32,6 +32,7 @@ from gate.runtime.api import (
 )
 from gate.runtime.engines import integrity, models
 from gate.runtime.engines.device import DeviceChoice
+from gate.runtime.engines.layers import resolve_layer
 
 if TYPE_CHECKING:  # numpy is imported on first use
     from numpy.typing import ArrayLike
@@ -42,7 +43,8 @@ EMBEDDING_LIBRARIES = ("sentence-transformers",)  # versions an embedding's fing
 # How an engine's model is named where no suite's role says more (a runtime used without `roles`).
 ENGINE_ROLES = {BERTSCORE: BERTSCORE_ROLE, EMBEDDING: EMBEDDING_ROLE,
                 CLASSIFIER: ModelRole("classifier", "sequence classifier",
-                                      "the gate.yml field that names the classifier", CLASSIFIER)}
+                                      "the gate.yml field that names the classifier", CLASSIFIER),
+                NLI: ModelRole("nli", "NLI model", "the gate.yml field that names the NLI model", NLI)}
 
 
 class TorchRuntime:
@@ -192,7 +194,7 @@ class TorchRuntime:
         """The `PairClassifier` (NLI) of `model`, loaded once per model directory."""
         from gate.runtime.engines.nli import PairClassifier
 
-        role = "NLI model"
+        role = self.role(model, NLI)
         return self._load(self._nli, self.resolve(model, role), role, PairClassifier.load)
 
     def entail(self, model: str, premises: Sequence[str], hypotheses: Sequence[str]) -> Entailment:
@@ -229,10 +231,6 @@ class TorchRuntime:
                            params=(("dtype", self.choice.dtype),),
                            libraries=_library_versions("torch", "transformers", *extra),
                            source=f"{resolved.source.value}: {resolved.path}")
-
-
-def resolve_layer(spec: BertScoreSpec) -> int:
-    return spec.layer if spec.layer is not None else _default_layer(spec.model)
 
 
 def bertscore_result(spec: BertScoreSpec, layer: int, precision: ArrayLike, recall: ArrayLike, f1: ArrayLike,
@@ -273,37 +271,6 @@ def _quiet_transformers() -> None:
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-
-
-def _default_layer(model: str) -> int:
-    """bert-score's default layer for models it knows; anything else must say which layer."""
-    model2layers = _bert_score_layers()
-    short = model.split("/")[-1] if model.startswith(("FacebookAI/", "google-bert/")) else model
-    if short in model2layers:
-        return model2layers[short]
-    raise ConfigError("BERTScore model", [Problem(
-        field="models.bertscore.layer", expected=f"a layer number for {model!r} (bert-score has no default for it)",
-        found="null", fix="set `layer:`, e.g. 6 for all-MiniLM-L6-v2 or 17 for roberta-large")])
-
-
-@functools.cache
-def _bert_score_layers() -> dict[str, int]:
-    """bert-score's `model2layers`, read from its source: importing `bert_score.utils` imports torch and
-    transformers (seconds), and the planning pass of a run whose outputs are all cached needs only this table."""
-    import ast
-    import importlib.util
-
-    spec = importlib.util.find_spec("bert_score")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    source = Path(next(iter(spec.submodule_search_locations))) / "utils.py"
-    for node in ast.parse(source.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "model2layers"
-                                                for t in node.targets):
-            return {str(k): int(v) for k, v in ast.literal_eval(node.value).items()}
-    from bert_score.utils import model2layers  # the table is no longer a literal: ask the module
-
-    return dict(model2layers)
 
 
 def _library_versions(*names: str) -> tuple[tuple[str, str], ...]:

@@ -135,7 +135,8 @@ def test_a_model_without_an_entailment_label_is_a_located_error(tmp_path):
         PairClassifier.load(path)
     problem = caught.value.problems[0]
     assert problem.file == str(tmp_path / "nli" / "config.json") and problem.field == "id2label"
-    assert "entailment" in problem.expected and "LABEL_0" in problem.found and "models.nli" in problem.fix
+    assert "entailment" in problem.expected and "LABEL_0" in problem.found
+    assert "the gate.yml field that names the NLI model" in problem.fix
 
 
 def test_a_bad_model_directory_is_a_located_error(tmp_path, nli_dir):
@@ -146,7 +147,11 @@ def test_a_bad_model_directory_is_a_located_error(tmp_path, nli_dir):
     broken = tmp_path / "broken"
     shutil.copytree(nli_dir, broken)
     (broken / "config.json").write_text("{ not json")
-    runtime = TorchRuntime(RuntimeConfig(cache_dir=str(tmp_path / "cache")), tmp_path)
+    from gate.config import ModelRole, ModelUse
+
+    role = ModelRole("nli", "NLI model", engine="nli")  # what a suite's kind hands the runtime (`Kind.models_of`)
+    runtime = TorchRuntime(RuntimeConfig(cache_dir=str(tmp_path / "cache")), tmp_path,
+                           roles=[ModelUse(role, str(broken))])
     with pytest.raises(ModelUnavailable) as caught:
         runtime.entail(str(broken), ["a"], ["b"])
     assert "NLI model" in str(caught.value) and "models.nli" in (caught.value.fix or "")
