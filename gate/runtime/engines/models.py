@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 from gate import io
-from gate.config import ModelRole
 from gate.errors import ConfigError, ModelUnavailable
 from gate.io import paths
 
@@ -53,6 +53,20 @@ def model_dirs(cache_dir: Path, extra: Sequence[Path] = ()) -> list[Path]:
     return [*extra, cache_dir / "models"]
 
 
+class Role(Protocol):
+    """What a model does for a suite, as advice names it (`gate.config.ModelRole`; structural, so that this module
+    runs alone in the Dockerfile's model layer without the config package)."""
+
+    @property
+    def words(self) -> str: ...
+
+    @property
+    def engine(self) -> str: ...
+
+    @property
+    def config_field(self) -> str: ...
+
+
 # What to do instead of pulling, per engine (`ModelRole.engine`), `{field}` the gate.yml field that names the model:
 # only BERTScore and the embedder have an embedded stand-in; a classifier must be a sequence-classification model.
 INSTEAD = {
@@ -68,7 +82,7 @@ INSTEAD = {
 
 
 def resolve(name: str, *, base_dir: Path, cache_dir: Path, allow_download: bool = False,
-            role: ModelRole | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False,
+            role: Role | None = None, extra_dirs: Sequence[Path] = (), hub_offline: bool = False,
             pull_into: Path | None = None) -> ResolvedModel:
     """Where `name` loads from; ModelUnavailable (exit 3) when nowhere offline, named in its `role`'s words with
     advice for the role's engine and the gate.yml field that sets it (None: any model). `extra_dirs` are searched before
