@@ -33,6 +33,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 from gate.errors import ModelUnavailable
 from gate.runtime.engines import batching, tokens
 from gate.runtime.engines.fused import fuse_activations
+from gate.runtime.engines.memo import WindowMemo
 from gate.runtime.engines.progress import model_progress
 
 _FIX = (
@@ -43,10 +44,11 @@ _FIX = (
 _LOAD_ERRORS = (OSError, ValueError, KeyError, TypeError)
 
 
-class SequenceClassifier:
+class SequenceClassifier(WindowMemo[tuple[int, ...]]):
     """Softmax probabilities memoised per unique text for the classifier's lifetime; see the module docstring."""
 
     def __init__(self, tokenizer, model, *, device: str = "cpu", batch_size: int = 64, batch_tokens: int | None = None):
+        super().__init__()
         self.tokenizer, self.model = tokenizer, model
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
         self.max_positions = batching.position_budget(batch_tokens, self.device.type,
@@ -57,8 +59,6 @@ class SequenceClassifier:
         self.window = self.max_tokens - len(self._prefix) - len(self._suffix)
         if self.window < 1:
             raise ModelUnavailable(f"the classifier's limit of {self.max_tokens} tokens leaves no room for text")
-        self._sequences: dict[tuple[int, ...], np.ndarray] = {}  # forwarded ids -> softmax (labels,) float32
-        self._texts: dict[str, tuple[np.ndarray, bool]] = {}  # text -> (softmax per window, windowed)
         self.meter = batching.ForwardMeter()
 
     @classmethod
@@ -98,10 +98,6 @@ class SequenceClassifier:
         prefix, suffix = ids[: len(self._prefix)], ids[len(ids) - len(self._suffix) :]
         return [seq for _, seq in tokens.windows(ids, prefix, suffix, self.window)]
 
-    def encode_count(self) -> int:
-        """How many token sequences (whole texts or windows) have been forwarded so far."""
-        return len(self._sequences)
-
     def probabilities(self, texts: Sequence[str], label: int) -> tuple[np.ndarray, np.ndarray]:
         """(softmax(logits)[label] per text as float64, windowed flag per text as bool), in input order."""
         if isinstance(label, bool) or label not in self.id2label:
@@ -111,29 +107,6 @@ class SequenceClassifier:
         results = [self._texts[t] for t in texts]
         probability = np.array([float(probs[:, label].max()) for probs, _ in results], dtype=np.float64)
         return probability, np.array([windowed for _, windowed in results], dtype=bool)
-
-    def classify_block(self, texts: Sequence[str]) -> None:
-        """Classify exactly `texts` in one call, even those seen before (sharded runs, `gate.runtime.work.execute`):
-        softmax values depend on their batch mates in the last bits, so they must be a function of this block."""
-        for text in dict.fromkeys(texts):
-            self._texts.pop(text, None)
-            for seq in self.windows(text):
-                self._sequences.pop(seq, None)
-        self._classify(texts)
-
-    def adopt(self, text: str, probs: np.ndarray, windowed: bool) -> None:
-        """Take `text`'s softmax windows from the persistent cache instead of classifying it."""
-        self._texts[text] = (np.asarray(probs, dtype=np.float32), bool(windowed))
-
-    def fits(self, text: str, probs: np.ndarray) -> bool:
-        return probs.shape == (len(self.windows(text)), len(self.id2label))
-
-    def softmax_windows(self, text: str) -> tuple[np.ndarray, bool]:
-        """(softmax per window as (windows, labels) float32, windowed) of a classified text; any label can be
-        answered from it exactly as `probabilities` does (max over windows)."""
-        self._classify([text])
-        probs, windowed = self._texts[text]
-        return probs.copy(), windowed
 
     def _classify(self, texts: Sequence[str]) -> None:
         plans = {t: self.windows(t) for t in dict.fromkeys(texts) if t not in self._texts}

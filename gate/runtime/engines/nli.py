@@ -29,17 +29,19 @@ from gate.errors import ModelUnavailable
 from gate.runtime.engines import batching, tokens
 from gate.runtime.engines.entailment import NLI_FIX, entailment_labels, split_pair
 from gate.runtime.engines.fused import fuse_activations
+from gate.runtime.engines.memo import WindowMemo
 from gate.runtime.engines.progress import model_progress
 
 _LOAD_ERRORS = (OSError, ValueError, KeyError, TypeError)
 Seq = tuple[tuple[int, ...], tuple[int, ...]]  # (input ids, token type ids; () where the tokenizer gives none)
 
 
-class PairClassifier:
+class PairClassifier(WindowMemo[Seq]):
     """Softmax windows memoised per unique pair for the engine's lifetime; see the module docstring."""
 
     def __init__(self, tokenizer, model, *, device: str = "cpu", batch_size: int = 64,
                  batch_tokens: int | None = None, where: str = "config.json"):
+        super().__init__()
         self.tokenizer, self.model = tokenizer, model
         self.device, self.batch_size = torch.device(device), max(1, int(batch_size))
         self.max_positions = batching.position_budget(batch_tokens, self.device.type,
@@ -48,8 +50,6 @@ class PairClassifier:
         self.labels = entailment_labels(self.id2label, where)
         self.max_tokens = tokens.max_tokens(tokenizer, model.config)
         self._template, self._types = self._probe()
-        self._sequences: dict[Seq, np.ndarray] = {}  # forwarded sequence -> softmax (labels,) float32
-        self._texts: dict[str, tuple[np.ndarray, bool]] = {}  # pair text -> (softmax per window, windowed)
         self.meter = batching.ForwardMeter()
 
     @classmethod
@@ -125,32 +125,10 @@ class PairClassifier:
 
     # ------------------------------------------------------------ the engine interface of execute
 
-    def encode_count(self) -> int:
-        return len(self._sequences)
-
     def probabilities(self, texts: Sequence[str]) -> tuple[list[np.ndarray], list[bool]]:
         """(softmax per window, windowed) per pair text, in input order."""
         self._classify(texts)
         return [self._texts[t][0] for t in texts], [self._texts[t][1] for t in texts]
-
-    def classify_block(self, texts: Sequence[str]) -> None:
-        """Classify exactly `texts` in one call, even those seen before (as `SequenceClassifier.classify_block`)."""
-        for text in dict.fromkeys(texts):
-            self._texts.pop(text, None)
-            for seq in self.windows(text):
-                self._sequences.pop(seq, None)
-        self._classify(texts)
-
-    def adopt(self, text: str, probs: np.ndarray, windowed: bool) -> None:
-        self._texts[text] = (np.asarray(probs, dtype=np.float32), bool(windowed))
-
-    def fits(self, text: str, probs: np.ndarray) -> bool:
-        return probs.shape == (len(self.windows(text)), len(self.id2label))
-
-    def softmax_windows(self, text: str) -> tuple[np.ndarray, bool]:
-        self._classify([text])
-        probs, windowed = self._texts[text]
-        return probs.copy(), windowed
 
     def _over(self, text: str) -> bool:
         """Whether the pair is over the limit (windowed, or its hypothesis cut): flagged even as one sequence."""
