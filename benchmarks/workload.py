@@ -52,6 +52,18 @@ class Sizes:
                    queries=n(500), documents=n(600, 10), prompts=n(30))
 
 
+@dataclass(frozen=True)
+class Lengths:
+    """Text lengths in words (low, high): a drift baseline's feedback in total, a stability answer."""
+
+    feedback: tuple[int, int] = (80, 330)
+    answer: tuple[int, int] = (80, 360)
+
+
+LONG = Lengths()  # the benchmark's own workload: long answers (stability averages ~218 tokens)
+SHORT = Lengths(feedback=(24, 60), answer=(14, 22))  # most pull-request gates: answers of ~23 tokens
+
+
 def _rng(seed: int, *parts: object) -> random.Random:
     return random.Random(":".join(str(p) for p in (seed, *parts)))
 
@@ -77,7 +89,7 @@ def _feedback(rng: random.Random, low: int, high: int) -> list[dict]:
              "credits": rng.choice([0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0])} for t in titles]
 
 
-def _exercises(root: Path, sizes: Sizes, seed: int) -> list[dict]:
+def _exercises(root: Path, sizes: Sizes, seed: int, lengths: Lengths = LONG) -> list[dict]:
     exercises = []
     for e in range(sizes.exercises):
         rng = _rng(seed, "drift", "exercise", e)
@@ -85,7 +97,7 @@ def _exercises(root: Path, sizes: Sizes, seed: int) -> list[dict]:
         submissions = [{"id": eid * 100 + s, "text": tg.paragraph(rng, "feedback", 80, 300),
                         "baseline_feedback": {"timestamp": f"2025-08-{1 + s % 28:02d}T10:{s % 60:02d}:00Z",
                                               "model_version": "gpt-4o-2024-08-06",
-                                              "feedback": _feedback(rng, 80, 330)}}
+                                              "feedback": _feedback(rng, *lengths.feedback)}}
                        for s in range(sizes.submissions)]
         exercise = {"id": eid, "title": f"Software Design Patterns {e + 1}",
                     "problem_statement": tg.question(rng, "feedback"), "max_points": 10, "submissions": submissions}
@@ -111,14 +123,14 @@ def _drift_candidates(root: Path, exercises: list[dict], model: str, seed: int, 
 
 # -------------------------------------------------------------------------------------------- stability
 
-def _stability(root: Path, sizes: Sizes, model: str, seed: int, version: int) -> None:
+def _stability(root: Path, sizes: Sizes, model: str, seed: int, version: int, lengths: Lengths = LONG) -> None:
     rng = _rng(seed, "stability", model, version)
     fraction = 0.15 + 0.15 * STABILITY_MODELS.index(model)
     rows = []
     for task in TASKS:
         for q in range(sizes.questions):
             prompt = tg.question(_rng(seed, "stability", "prompt", task, q), "science")
-            base = tg.paragraph(rng, "science", 80, 360)
+            base = tg.paragraph(rng, "science", *lengths.answer)
             for v in range(sizes.variants):
                 response = base if v == 0 else tg.reword(rng, base, "science", fraction)
                 tokens = int(tg.words(response) * 1.3)
