@@ -63,8 +63,7 @@ METRICS = {s.name: s for s in (
     MetricSpec("bleu", _H, "Corpus BLEU / 100 (sacrebleu)", low=0, high=1),
     MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100", low=0, high=1),
     MetricSpec("rouge_l", _H, "Mean ROUGE-L F", low=0, high=1),
-    MetricSpec("faithfulness", _H, "Share of answer sentences similar to a context sentence (embedding cosine, "
-               "not support: see claim_faithfulness)", low=0, high=1),
+    MetricSpec("faithfulness", _H, "Answer sentences close to a context sentence (cosine, not support)", low=0, high=1),
     MetricSpec("claim_faithfulness", _H, "Share of answer claims the contexts entail (NLI)", low=0, high=1),
     MetricSpec("llm_claim_faithfulness", _H, "Share of claims the LLM judge finds supported (advisory)", low=0, high=1),
     MetricSpec("claim_agreement", _H, "Share of claims where the LLM judge agrees with the NLI model", low=0, high=1),
