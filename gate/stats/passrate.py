@@ -17,17 +17,24 @@ from dataclasses import dataclass
 from gate.stats.distributions import normal_quantile
 
 
-def wilson_lower(passed: int, n: int, confidence: float = 0.95) -> float:
-    """The lower end of the two-sided Wilson score interval of passed/n at `confidence`."""
+def wilson_interval(passed: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The two-sided Wilson score interval of passed/n at `confidence`, inside [0, 1]; (nan, nan) without draws.
+    No pass gives exactly 0 below, every pass exactly 1 above: the formula's terms cancel there only to within
+    rounding (3e-17 at 0 of 5)."""
     if n <= 0:
-        return math.nan
-    if passed <= 0:
-        return 0.0  # exactly: the formula's two terms cancel only to within rounding (3e-17 at 0 of 5)
+        return math.nan, math.nan
     z = normal_quantile(1 - (1 - confidence) / 2)
     p = passed / n
     centre = p + z * z / (2 * n)
     margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, (centre - margin) / (1 + z * z / n))
+    low = 0.0 if passed <= 0 else max(0.0, (centre - margin) / (1 + z * z / n))
+    high = 1.0 if passed >= n else min(1.0, (centre + margin) / (1 + z * z / n))
+    return low, high
+
+
+def wilson_lower(passed: int, n: int, confidence: float = 0.95) -> float:
+    """The lower end of the two-sided Wilson score interval of passed/n at `confidence`."""
+    return wilson_interval(passed, n, confidence)[0]
 
 
 def pass_at_k(n: int, passed: int, k: int) -> float:

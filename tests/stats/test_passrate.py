@@ -11,15 +11,17 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from gate.stats.passrate import pass_at_k, pass_hat_k, pass_rate, wilson_lower
+from gate.stats.passrate import pass_at_k, pass_hat_k, pass_rate, wilson_interval, wilson_lower
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 10, 37])
 def test_wilson_lower_is_statsmodels(n):
     for c in range(n + 1):
         for confidence in (0.95, 0.9):
-            low, _ = proportion_confint(c, n, alpha=1 - confidence, method="wilson")
+            low, high = proportion_confint(c, n, alpha=1 - confidence, method="wilson")
             assert wilson_lower(c, n, confidence) == pytest.approx(low, abs=1e-9)
+            assert wilson_interval(c, n, confidence) == pytest.approx((low, high), abs=1e-9)
+    assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0  # exactly, not 1 - 3e-17
 
 
 def codex_pass_at_k(n: int, c: int, k: int) -> float:

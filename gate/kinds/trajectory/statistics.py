@@ -22,7 +22,7 @@ from gate.config import CheckConfig
 from gate.config.base import CheckProblem
 from gate.kinds.trajectory.config import TrajectorySuiteConfig
 from gate.results import Direction, MetricSpec
-from gate.stats.distributions import normal_quantile
+from gate.stats import passrate
 
 _HIGHER, _LOWER = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
 METRICS = {spec.name: spec for spec in (
@@ -47,7 +47,6 @@ ITEM_MEANS = {"expectations_met_rate": "expectations_met", "pass_rate": "passed"
 VALUES = ("expectations_met", "passed", "success", "steps", "tokens", "latency", "cost")
 NOT_PER_TASK = ("missing_tasks",)  # a model's or the suite's: a (model, task) group has runs by definition
 BASELINE_METRICS = ("tool_edit_distance_mean",)
-Z95 = normal_quantile(0.975)
 
 
 def value_columns(suite: TrajectorySuiteConfig) -> tuple[str, ...]:
@@ -66,25 +65,20 @@ def check_problem(suite: TrajectorySuiteConfig, metric: str, check: CheckConfig)
     return None
 
 
-def combinations(n: int, k: int) -> int:
-    return math.comb(n, k) if 0 <= k <= n else 0
+def _given(value: float) -> float | None:
+    return None if math.isnan(value) else value
 
 
 def pass_hat_k(passes: int, runs: int, k: int) -> float | None:
-    """C(c, k) / C(n, k); None below k runs."""
-    return combinations(passes, k) / combinations(runs, k) if 0 < k <= runs else None
+    """C(c, k) / C(n, k) (`gate.stats.passrate`); None below k runs."""
+    return _given(passrate.pass_hat_k(runs, passes, k))
 
 
 def pass_at_k(passes: int, runs: int, k: int) -> float | None:
-    """1 − C(n − c, k) / C(n, k); None below k runs."""
-    return 1.0 - combinations(runs - passes, k) / combinations(runs, k) if 0 < k <= runs else None
+    """1 − C(n − c, k) / C(n, k) (`gate.stats.passrate`); None below k runs."""
+    return _given(passrate.pass_at_k(runs, passes, k))
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson score interval of a rate (95 % by default): where the true rate lies, never outside [0, 1]."""
-    if n <= 0:
-        return None
-    p, z2 = successes / n, z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+def wilson(successes: int, n: int) -> tuple[float, float] | None:
+    """The Wilson score interval of a rate (95 %): where the true rate lies, never outside [0, 1]; None without runs."""
+    return passrate.wilson_interval(successes, n) if n > 0 else None
