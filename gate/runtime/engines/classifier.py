@@ -66,24 +66,8 @@ class SequenceClassifier(WindowMemo[tuple[int, ...]]):
         cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64,
         batch_tokens: int | None = None,
     ) -> SequenceClassifier:
-        torch_dtype = tokens.torch_dtype(dtype, "Sequence classifier")
-        if not Path(model_dir).is_dir():
-            raise ModelUnavailable(f"no model directory at {model_dir}", fix=_FIX)
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-            model, info = AutoModelForSequenceClassification.from_pretrained(str(model_dir), output_loading_info=True)
-        except _LOAD_ERRORS as exc:
-            raise ModelUnavailable(f"cannot load a sequence classifier from {model_dir}: {exc}", fix=_FIX) from exc
-        prefix = f"{model.base_model_prefix}."
-        head = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(prefix))
-        if head:  # e.g. a bare encoder: transformers would give it a randomly initialised head
-            raise ModelUnavailable(
-                f"{model_dir} is not a sequence-classification model: its checkpoint lacks the classification "
-                f"head ({', '.join(head)})",
-                fix=_FIX,
-            )
-        fuse_activations(model)
-        model.eval().to(device=device, dtype=torch_dtype)
+        tokenizer, model = load_checkpoint(model_dir, device=device, dtype=dtype, label="Sequence classifier",
+                                           what="a sequence classifier", fix=_FIX)
         return cls(tokenizer, model, device=device, batch_size=batch_size, batch_tokens=batch_tokens)
 
     def _encode(self, text: str, special: bool = True) -> tuple[int, ...]:
@@ -123,3 +107,25 @@ class SequenceClassifier(WindowMemo[tuple[int, ...]]):
                 bar.advance()
         for text, seqs in plans.items():
             self._texts[text] = (np.stack([self._sequences[s] for s in seqs]), len(seqs) > 1)
+
+
+def load_checkpoint(model_dir: str, *, device: str, dtype: str, label: str, what: str, fix: str) -> tuple:
+    """A sequence-classification checkpoint's tokenizer and model, in eval mode on `device` in `dtype`; a missing
+    directory, an unloadable checkpoint or one without its classification head is ModelUnavailable with `fix`.
+    Shared by the classifier and the NLI engine (`label` and `what` name the engine in the errors)."""
+    torch_dtype = tokens.torch_dtype(dtype, label)
+    if not Path(model_dir).is_dir():
+        raise ModelUnavailable(f"no model directory at {model_dir}", fix=fix)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        model, info = AutoModelForSequenceClassification.from_pretrained(str(model_dir), output_loading_info=True)
+    except _LOAD_ERRORS as exc:
+        raise ModelUnavailable(f"cannot load {what} from {model_dir}: {exc}", fix=fix) from exc
+    prefix = f"{model.base_model_prefix}."
+    head = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(prefix))
+    if head:  # e.g. a bare encoder: transformers would give it a randomly initialised head
+        raise ModelUnavailable(f"{model_dir} is not a sequence-classification model: its checkpoint lacks the "
+                               f"classification head ({', '.join(head)})", fix=fix)
+    fuse_activations(model)
+    model.eval().to(device=device, dtype=torch_dtype)
+    return tokenizer, model

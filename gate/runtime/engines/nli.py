@@ -23,12 +23,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from gate.errors import ModelUnavailable
 from gate.runtime.engines import batching, tokens
+from gate.runtime.engines.classifier import load_checkpoint
 from gate.runtime.engines.entailment import NLI_FIX, entailment_labels, split_pair
-from gate.runtime.engines.fused import fuse_activations
 from gate.runtime.engines.memo import WindowMemo
 from gate.runtime.engines.progress import model_progress
 
@@ -55,22 +54,8 @@ class PairClassifier(WindowMemo[Seq]):
     @classmethod
     def load(cls, model_dir: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 64,
              batch_tokens: int | None = None) -> PairClassifier:
-        torch_dtype = tokens.torch_dtype(dtype, "NLI model")
-        if not Path(model_dir).is_dir():
-            raise ModelUnavailable(f"no model directory at {model_dir}", fix=NLI_FIX)
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-            model, info = AutoModelForSequenceClassification.from_pretrained(str(model_dir), output_loading_info=True)
-        except _LOAD_ERRORS as exc:
-            raise ModelUnavailable(f"cannot load a sequence-pair classifier from {model_dir}: {exc}",
-                                   fix=NLI_FIX) from exc
-        prefix = f"{model.base_model_prefix}."
-        head = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(prefix))
-        if head:
-            raise ModelUnavailable(f"{model_dir} is not a sequence-classification model: its checkpoint lacks the "
-                                   f"classification head ({', '.join(head)})", fix=NLI_FIX)
-        fuse_activations(model)
-        model.eval().to(device=device, dtype=torch_dtype)
+        tokenizer, model = load_checkpoint(model_dir, device=device, dtype=dtype, label="NLI model",
+                                           what="a sequence-pair classifier", fix=NLI_FIX)
         return cls(tokenizer, model, device=device, batch_size=batch_size, batch_tokens=batch_tokens,
                    where=str(Path(model_dir) / "config.json"))
 
