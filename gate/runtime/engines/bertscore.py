@@ -7,7 +7,8 @@ and texts over the model's limit are windowed instead of silently truncated.
 Same as bert-score (equal within 1e-4 for texts within the limit): tokenization as `sent_encode`
 (strip; empty -> special tokens only; RoBERTa/GPT-2 get `add_prefix_space=True`, set when the
 tokenizer is created because transformers 5 ignores it as an `encode` argument; `use_fast=False`),
-minus truncation; the model as `get_model` (AutoModel, eval, the encoder of an encoder-decoder, the
+minus truncation; the model as `get_model` (AutoModel — a plain BERT runs as `gate.runtime.engines.bert`, the same
+forward pass without transformers' modeling imports —, eval, the encoder of an encoder-decoder, the
 first `layer` layers); weights 1 with CLS/SEP 0, or `get_idf_dict` idf log((N+1)/(df+1)) over the idf
 corpus (unseen tokens log(N+1)); greedy cosine matching `greedy_cos_idf` (CLS/SEP take part in the
 max, P/R are weight-normalised means of the best matches, F = 2PR/(P+R)); an empty candidate or
@@ -30,14 +31,16 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from transformers import AutoModel, AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
+from transformers import AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
 from gate.runtime.engines import batching, heap, tokens
+from gate.runtime.engines.bert import native_or_auto
 from gate.runtime.engines.fused import fuse_activations
 from gate.runtime.engines.progress import model_progress
 from gate.runtime.engines.scores import RawBertScores  # defined without torch, for the cached runs' replay
@@ -141,7 +144,7 @@ class BertScoreEngine:
                 tokenizer = AutoTokenizer.from_pretrained(
                     str(model_dir), use_fast=False, add_prefix_space=True
                 )
-            model = AutoModel.from_pretrained(str(model_dir)).eval()
+            model = native_or_auto(Path(model_dir))
         except OSError as exc:
             raise ModelUnavailable(
                 f"cannot load the BERTScore model from {model_dir}: {exc}",

@@ -12,6 +12,8 @@ else about a model changes.
 
 from __future__ import annotations
 
+import sys
+
 import torch
 
 
@@ -24,9 +26,9 @@ class TanhGelu(torch.nn.Module):
 
 def fuse_activations(model: torch.nn.Module) -> int:
     """Replace every `NewGELUActivation` in `model` by `TanhGelu`, in place; how many were replaced."""
-    try:
-        from transformers.activations import NewGELUActivation
-    except ImportError:  # a transformers without it has none to replace
+    activations = sys.modules.get("transformers.activations")  # never imported: no model holds one (importing
+    NewGELUActivation = getattr(activations, "NewGELUActivation", None)  # it costs 0.8 s: `native`'s docstring)
+    if NewGELUActivation is None:
         return 0
     replaced = 0
     for parent in list(model.modules()):

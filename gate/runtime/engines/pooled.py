@@ -56,10 +56,12 @@ class PooledEncoder:
     the embedding dimension, `modules()`, `eval()` and `to(dtype=…)`."""
 
     def __init__(self, model_dir: Path, layout: PlainLayout, device: str = "cpu") -> None:
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoTokenizer
+
+        from gate.runtime.engines.bert import native_or_auto
 
         self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-        self.model = AutoModel.from_pretrained(str(model_dir)).to(device)
+        self.model = native_or_auto(model_dir).to(device)
         self.model.eval()
         self.max_seq_length = layout.max_seq_length
         self.normalize = layout.normalize

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING, NLI, Fingerprint
 from gate.runtime.engines import models
+from gate.runtime.engines.native import IMPLEMENTATION, native_bert
+from gate.runtime.engines.pooled import plain_layout
 from gate.runtime.engines.session import EMBEDDING_LIBRARIES, TorchRuntime
 from gate.runtime.work.cache import ArrayCache
 from gate.runtime.work.plan import EngineKey, EnginePlan, Shard, entry_key
@@ -52,8 +55,19 @@ def entries_namespace(runtime: TorchRuntime, key: EngineKey, what: str, max_toke
 def _namespace(runtime: TorchRuntime, key: EngineKey, *entries: object) -> str:
     fingerprint = engine_fingerprint(runtime, key)
     choice = runtime.choice
+    path = runtime.resolve(key.name).path
+    own = (IMPLEMENTATION,) if runs_natively(key.kind, path) else ()
     return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
-                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *entries)
+                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *own,
+                                *entries)
+
+
+def runs_natively(kind: str, path: Path) -> bool:
+    """Whether the engine of `kind` runs the model at `path` as the gate's own BERT encoder (`gate.runtime.engines.
+    native`): its entries then live in a namespace of their own, never mixed with states transformers computed."""
+    if kind == EMBEDDING and plain_layout(path) is None:  # SentenceTransformer loads it through transformers
+        return False
+    return kind in (BERTSCORE, EMBEDDING) and native_bert(path) is not None
 
 
 def pair_text(idf: str, candidate: str, reference: str) -> str:
