@@ -21,7 +21,7 @@ SIMILARITY = ("similarity_control_semantic_similarity", "similarity_bias_semanti
               "similarity_drift_semantic_similarity", "similarity_semantic_similarity_drift",
               "similarity_trait_mentioned")
 RAG = tuple(f"{m}_at_k.{k}" for m in ("precision", "recall", "ndcg") for k in (1, 3, 5)) + (
-    "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "faithfulness", "answer_relevancy")
+    "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "context_similarity", "answer_relevancy")
 HEURISTIC = ("correctness", "efficiency", "readability", "error_handling", "relevance_fidelity",
              "creativity_originality", "fluency_coherence", "prompt_adherence", "final_score")
 

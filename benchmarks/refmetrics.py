@@ -144,5 +144,5 @@ def generation(record: dict, embed) -> dict[str, float]:
     for claim in claims:
         if max(cosine(embed(claim), embed(s)) for s in support) >= FAITHFULNESS_THRESHOLD:
             supported += 1
-    out["faithfulness"] = supported / len(claims)
+    out["context_similarity"] = supported / len(claims)
     return out

@@ -27,7 +27,7 @@ detected below 95 % with ≥ 40 items.
 Kinds, per-item values (latent quality q_i, noise sd per run, the drop of a broken item) — assumptions
 stated so they can be argued with:
 - drift:       bertscore_f1 q~N(0.88,0.04) noise 0.02, broken −0.15; credit_drift_mean q≈|N(0,0.5)| noise 0.3, broken +3
-- rag:         faithfulness q~Beta(8,2) noise 0.08, broken −0.5; answer_relevancy q~N(0.75,0.08) noise 0.04,
+- rag:         context_similarity q~Beta(8,2) noise 0.08, broken −0.5; answer_relevancy q~N(0.75,0.08) noise 0.04,
                broken −0.3; corpus BLEU (bootstrap test) from per-answer n-gram counts of 30–90-token answers
                matching at precision p^n, p~Beta(6,4) noise 0.05, broken ×0.3. Latency is not gated by change
                checks in the recipe: a shared runner's load moves every query together (shared noise), which
@@ -36,7 +36,7 @@ stated so they can be argued with:
 - stability:   stability_coefficient q~N(0.6,0.12) noise 0.05, broken −0.35
 - stereotype:  drift_score q=|N(0.05,0.03)| noise 0.015, broken +0.2 (lower is better: max_increase)
 Shared per-run offsets (a whole run moving together) only where they are plausible: the LLM-graded
-faithfulness (0.1 × its item noise sd); the other values come from local models scoring independently
+context_similarity (0.1 × its item noise sd); the other values come from local models scoring independently
 sampled outputs. They are off by default; `--shared 1` turns them on (see docs/baselines.md: with 3 blessed runs
 shared noise is barely measurable, and the false-alarm rate of a metric that has it rises to ~7 %: bless more runs).
 """
@@ -108,9 +108,9 @@ KINDS = {
     ), {"bertscore_f1": ("max_decrease", st.mean("bertscore_f1")),
         "credit_drift_mean": ("max_increase", st.mean("credit_drift"))}),
     "rag": Kind("rag", (
-        Column("faithfulness", lambda r, n: r.beta(8, 2, n), 0.08, lambda x: x - 0.5, 0, 1, shared=0.1),
+        Column("context_similarity", lambda r, n: r.beta(8, 2, n), 0.08, lambda x: x - 0.5, 0, 1, shared=0.1),
         Column("answer_relevancy", lambda r, n: r.normal(0.75, 0.08, n), 0.04, lambda x: x - 0.3, -1, 1),
-    ), {"faithfulness": ("max_decrease", st.mean("faithfulness")),
+    ), {"context_similarity": ("max_decrease", st.mean("context_similarity")),
         "answer_relevancy": ("max_decrease", st.mean("answer_relevancy"))}),
     "heuristic": Kind("heuristic", (
         Column("final_score", lambda r, n: r.normal(6.5, 1.2, n), 0.5, lambda x: x - 3.5, 0, 10),
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recipe", choices=("zero", "bound", "calibrate"), default="zero")
     parser.add_argument("--runs", type=int, help="blessed runs K (the recipe: 5; --recipe calibrate: each case's)")
     parser.add_argument("--shared", type=float, default=0.0,
-                        help="scale of the shared per-run offsets (1: faithfulness moves 0.1 × its noise per run)")
+                        help="scale of the shared per-run offsets (1: context_similarity moves 0.1 × its noise a run)")
     parser.add_argument("--samples", type=int, default=1,
                         help="generations per item in every run (records with a `sample` index); e.g. --runs 1 "
                              "--samples 3: one blessed run that measures its own noise")

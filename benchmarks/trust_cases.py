@@ -18,9 +18,9 @@ alarms: the gate fails; warnings: it passes with a warning), or with a fraction 
   a run over 40 probes). Broken: +0.2 — smaller than a leak, so a regression of few probes and a run that leaked
   twice look alike: the promise is f = 0.1 detected in ≥ 85 % of runs, not 95 %.
 - rag-retrieval (K = 5): one system of n queries; the retriever is deterministic (mrr constant under noise: the
-  reciprocal rank of a query is 1/rank, rank 1–10 or not found), faithfulness noise 0.08 with a shared per-run
-  offset, answer relevancy noise 0.04; overall_score = 0.4 mrr + 0.3 faithfulness + 0.3 relevancy (a weighted
-  score: the paired bootstrap tests it). Broken: retrieval fails (reciprocal rank 0), faithfulness −0.2,
+  reciprocal rank of a query is 1/rank, rank 1–10 or not found), context_similarity noise 0.08 with a shared per-run
+  offset, answer relevancy noise 0.04; overall_score = 0.4 mrr + 0.3 context_similarity + 0.3 relevancy (a weighted
+  score: the paired bootstrap tests it). Broken: retrieval fails (reciprocal rank 0), context_similarity −0.2,
   relevancy −0.1.
 """
 
@@ -155,7 +155,7 @@ class Retrieval(World):
         shared = self.rng.normal(0, 0.008)
         faith = np.clip(self.faith + self.rng.normal(0, 0.08, self.n) + shared - np.where(broken, 0.2, 0.0), 0, 1)
         relevancy = np.clip(self.relevancy + self.rng.normal(0, 0.04, self.n) - np.where(broken, 0.1, 0.0), -1, 1)
-        return {"reciprocal_rank": np.where(broken, 0.0, self.rr), "faithfulness": faith,
+        return {"reciprocal_rank": np.where(broken, 0.0, self.rr), "context_similarity": faith,
                 "answer_relevancy": relevancy}
 
 
@@ -173,10 +173,10 @@ CASES = {
                             {"drift_score_mean": st.mean("drift_drift_score")}, {"drift_score_mean": "lower"}, (0, 1),
                             ("drift_score_mean",), detects=0.85),
     "rag-retrieval": Case("rag-retrieval", "rag", 5, 40, Retrieval,
-                          {"overall_score": ItemStatistic(("reciprocal_rank", "faithfulness", "answer_relevancy"),
+                          {"overall_score": ItemStatistic(("reciprocal_rank", "context_similarity", "answer_relevancy"),
                                                           _overall, name="overall score"),
-                           "mrr": st.mean("reciprocal_rank"), "faithfulness": st.mean("faithfulness")},
-                          {"overall_score": "higher", "mrr": "higher", "faithfulness": "higher"}, (0, 1), ()),
+                           "mrr": st.mean("reciprocal_rank"), "context_similarity": st.mean("context_similarity")},
+                          {"overall_score": "higher", "mrr": "higher", "context_similarity": "higher"}, (0, 1), ()),
 }
 
 

@@ -22,6 +22,7 @@ from gate.baselines import comparison, flow, history
 from gate.baselines.snapshots import SnapshotComparison
 from gate.config import GateConfig, GraderConfig, ReportFormat, SuiteBase, grader_access
 from gate.config.loader import load_config
+from gate.config.renamed import warning_lines
 from gate.config.settings import FailOn, Settings
 from gate.errors import ExitCode, interrupt
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
@@ -102,7 +103,8 @@ def judged_run(settings: Settings, *, quiet: bool = False, verbose: bool = False
                    flow.HistoryRead(notes=["history: could not be read (see the log)"]))
     record, record_note = flow.should_record(config, settings, pr.event, settings.record_history)
     info = replace(describe(verdict, config, settings, results, now, output_dir, pr.target, past,
-                            notes=(record_note, *generated.notes), model_work=model_work),
+                            notes=(record_note, *generated.notes, *warning_lines(config.warnings)),
+                            model_work=model_work),
                    generation=generated.to_dict())
     written, bundle = render(verdict, info, config, settings, base_dir, output_dir, pr.target)
     published = publish(bundle, written, config, settings, pr.publisher) if settings.publish else None
@@ -138,8 +140,11 @@ def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
 
 
 def read_config(path: Path, *, output_dir_given: bool = False) -> GateConfig:
-    """gate.yml, validated; `checks:` may name only the metrics the scorers produce."""
-    return load_config(path, metrics=KINDS, output_dir_given=output_dir_given)
+    """gate.yml, validated; `checks:` may name only the metrics the scorers produce. Deprecated names it still uses
+    are warned about on stderr (and in a run's report)."""
+    config = load_config(path, metrics=KINDS, output_dir_given=output_dir_given)
+    sys.stderr.writelines(line + "\n" for line in warning_lines(config.warnings))
+    return config
 
 
 def measure(config: GateConfig, selected: Sequence[tuple[str, SuiteBase]], base_dir: Path, settings: Settings, *,

@@ -3,7 +3,8 @@ pull request changes them (the I/O around the pure `gate.baselines.snapshots`)."
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -35,8 +36,21 @@ def inputs_digest(suite: SuiteBase, base_dir: Path) -> str | None:
     return io.sha256_files(files) if files else None
 
 
-def read_snapshot(path: Path) -> Snapshot | None:
-    """The snapshot at `path`; None when there is none. A file that is not a snapshot is an input error."""
+def read_snapshot(path: Path, renamed: Mapping[str, str] | None = None) -> Snapshot | None:
+    """The snapshot at `path`; None when there is none. A file that is not a snapshot is an input error.
+    `renamed`: the metrics its suite's kind renamed (old -> new, `SuiteBase.renamed`), read under the new names
+    with a warning on stderr."""
+    snapshot = _read_snapshot(path)
+    if snapshot is None or not renamed:
+        return snapshot
+    snapshot, old = snapshot.renamed(renamed)
+    for name in old:
+        sys.stderr.write(f"warning: {io.display_path(path)}: blessed when `{renamed[name]}` was called `{name}`; "
+                         f"read as `{renamed[name]}` (the same measure); bless again to write the new name\n")
+    return snapshot
+
+
+def _read_snapshot(path: Path) -> Snapshot | None:
     if not path.is_file():
         return None
     document, problems = io.read_json_document(path, locate=False)
@@ -64,7 +78,7 @@ def comparisons(config: GateConfig, results: Sequence[SuiteResult], base_dir: Pa
         path = snapshot_path(config, base_dir, result.name)
         watched = [path, *baseline_files(suite, base_dir)]
         touched = tuple(io.display_path(p) for p in watched if p.resolve() in changed_set)
-        out[result.name] = compare(read_snapshot(path), result, path=io.display_path(path),
+        out[result.name] = compare(read_snapshot(path, type(suite).renamed), result, path=io.display_path(path),
                                    inputs_digest=inputs_digest(suite, base_dir), now=now,
                                    max_age_days=config.baselines.max_age_days, changed_in_pr=touched)
     return out

@@ -7,9 +7,10 @@ providers and the registered kinds' suite models) into `GateConfig`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import (
     Discriminator,
@@ -162,6 +163,11 @@ class SuiteBase(StrictModel):
     generate: GenerateConfig | None = Field(
         None, description="Produce this suite's records by asking a provider (gate.yml's `providers:`), recorded "
         "in committed cassettes and replayed in CI; omitted: the records are produced elsewhere.")
+    # Names a kind retired (old -> new; metrics and its own settings alike) that gate.yml may still use, each with a
+    # located deprecation warning (`gate.config.renamed`): in the suite's keys, its `checks:`, `items.criterion`, the
+    # waivers of the suite and the suite mappings named in `renamed_in` (their keys are metric names).
+    renamed: ClassVar[Mapping[str, str]] = {}
+    renamed_in: ClassVar[tuple[str, ...]] = ()
     # Where gate.yml defines the suite (file name, YAML node tree), so that a problem found reading its inputs
     # (a `models:` filter naming no model, an unknown category, a glob matching nothing) names gate.yml:LINE.
     _place: tuple[str, Any] | None = PrivateAttr(None)

@@ -8,10 +8,11 @@ name the file and line, the field path, what was expected, what was received and
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import ConfigDict, Field, GetCoreSchemaHandler, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, GetCoreSchemaHandler, PrivateAttr, StringConstraints, field_validator
 from pydantic_core import CoreSchema
 
 from gate.config.base import StrictModel, SuiteBase
@@ -19,6 +20,7 @@ from gate.config.generation import PROVIDER_NAME, ProviderConfig
 from gate.config.registered import default_models, models_model, suite_models
 from gate.config.runtime import BertScoreModelConfig, ModelsConfig, RuntimeConfig
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
+from gate.errors import Problem
 
 if TYPE_CHECKING:
     SuiteConfig = SuiteBase  # what the type checker sees: narrow with isinstance to the kind's own model
@@ -208,6 +210,16 @@ class GateConfig(StrictModel):
                 )
         return suites
 
+    # Deprecated names gate.yml used, rewritten by the loader (`gate.config.renamed`): printed, never fatal.
+    _warnings: tuple[Problem, ...] = PrivateAttr(())
+
+    def warn(self, warnings: typing.Sequence[Problem]) -> None:
+        self._warnings = (*self._warnings, *warnings)
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        return self._warnings
+
     def bertscore_for(self, suite: SuiteBase) -> BertScoreModelConfig:
         """The BERTScore model a suite loads: its own `bertscore:`, else `models.bertscore`."""
         return getattr(suite, "bertscore", None) or self.models.bertscore
@@ -219,6 +231,12 @@ class GateConfig(StrictModel):
 
 def known_kinds() -> tuple[str, ...]:
     return tuple(typing.get_args(cls.model_fields["kind"].annotation)[0] for cls in suite_models())
+
+
+def retired_names() -> tuple[dict[str, Mapping[str, str]], dict[str, tuple[str, ...]]]:
+    """(kind -> its retired names, old -> new; kind -> its mappings keyed by metric names): `gate.config.renamed`."""
+    kinds = list(zip(known_kinds(), suite_models(), strict=True))
+    return ({k: cls.renamed for k, cls in kinds if cls.renamed}, {k: cls.renamed_in for k, cls in kinds})
 
 
 WORKSPACE_RULE = (

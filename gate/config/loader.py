@@ -11,11 +11,12 @@ import yaml
 
 from gate import io
 from gate.config.base import CheckProblem
-from gate.config.gate import GateConfig, known_kinds
+from gate.config.gate import GateConfig, known_kinds, retired_names
 from gate.config.generation import generation_problems
 from gate.config.items import KOFN_METRICS
 from gate.config.located import duplicate_keys, line_of, parse_yaml, suggest, validate
 from gate.config.paths import confine_config_paths
+from gate.config.renamed import apply_renames
 from gate.errors import ConfigError, Problem, describe
 
 
@@ -70,6 +71,8 @@ def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalo
     # scopes) are all collected before anything is raised, so a fixed typo never uncovers the next one.
     problems = duplicate_keys(root, filename)
     problems += _kind_problems(data, root, filename)
+    renamed, deprecations = apply_renames(data, root, filename, *retired_names())
+    problems += renamed
     config = None
     try:
         config = validate(GateConfig, data, root, filename)
@@ -85,6 +88,7 @@ def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalo
         raise ConfigError(f"{filename} is invalid", sorted(problems, key=lambda p: p.line or 0))
     for suite in config.suites.values():  # problems found later, reading the suites' inputs, name gate.yml:LINE
         suite.locate_in(filename, root)
+    config.warn(deprecations)
     return config
 
 

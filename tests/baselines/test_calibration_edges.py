@@ -94,7 +94,7 @@ def test_a_metric_constant_under_noise_keeps_its_change_check():
     """The issue's mrr: the retriever is deterministic, so mrr never moved over 5 runs — the metric that sees
     retrieval break. No floor (agreeing runs bound nothing), but its change check, counted in Holm's m."""
     rng = np.random.default_rng(3)
-    table = {"mrr": np.full((5, 1), 0.41), "faithfulness": rng.normal(0.8, 0.02, (5, 1)),
+    table = {"mrr": np.full((5, 1), 0.41), "context_similarity": rng.normal(0.8, 0.02, (5, 1)),
              "overall_score": rng.normal(0.6, 0.005, (5, 1))}
     directions = {"rag": {m: "higher" for m in table}}
     result = calibrate(reports(table, "rag", "group"), directions, z=None,

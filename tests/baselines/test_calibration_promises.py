@@ -212,8 +212,8 @@ def test_the_rubrics_per_category_metrics_are_proposed_over_their_own_groups():
 def test_defaults_per_kind():
     assert default_metrics("drift", {"bertscore_f1", "bertscore_recall", "credit_drift_mean"}) == (
         "bertscore_f1", "credit_drift_mean")
-    assert default_metrics("rag", {"mrr", "overall_score", "bleu", "faithfulness"}) == (
-        "overall_score", "mrr", "faithfulness")
+    assert default_metrics("rag", {"mrr", "overall_score", "bleu", "context_similarity"}) == (
+        "overall_score", "mrr", "context_similarity")
     assert default_metrics("stability", {"stability_coefficient", "mean_similarity"}) == ("stability_coefficient",)
     assert default_metrics("stereotype", {"drift_score_mean", "n"}) == ("drift_score_mean",)
 

@@ -105,7 +105,7 @@ def bless_snapshots(config: GateConfig, base_dir: Path, suites: tuple[str, ...],
                                         inputs_digest=comparison.inputs_digest(suite, base_dir),
                                         tool_version=__version__)
         if add:
-            snapshot = _added(comparison.read_snapshot(path), snapshot, io.display_path(path))
+            snapshot = _added(comparison.read_snapshot(path, type(suite).renamed), snapshot, io.display_path(path))
         action = "would write" if dry_run else "wrote"
         if not dry_run:
             comparison.write_snapshot(path, snapshot)

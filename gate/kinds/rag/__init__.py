@@ -55,11 +55,11 @@ def _grade(config: GraderConfig, api_key: str, items: Sequence[Any], cache_dir: 
 
 KIND = replace(RAG, generation=GENERATION, templates=Path(__file__).parent / "templates", starter=STARTER,
                view=view.build, exports=exports.write, grade=_grade, comparisons=_comparisons,
-               comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "faithfulness", "claim_faithfulness",
-                                  "answer_relevancy", "overall_score"),
-               charts=("overall_score", "mrr", "claim_faithfulness", "faithfulness"),
+               comparison_charts=("mrr", "ndcg", "context_precision", "rouge_l", "context_similarity",
+                                  "claim_faithfulness", "answer_relevancy", "overall_score"),
+               charts=("overall_score", "mrr", "claim_faithfulness", "context_similarity"),
                distribution=("rouge_l", (0.0, 1.0)),
-               calibration_metrics=("overall_score", "mrr", "faithfulness"))
+               calibration_metrics=("overall_score", "mrr", "context_similarity"))
 
 __all__ = ["DEFAULT_CHECKS", "KIND", "METRICS", "PATTERN", "RAG", "GraderItem", "GraderRun", "GraderScore",
            "RagDetails", "RagItemDetails", "RagSettings", "Row", "SystemSummary", "per_query_metrics", "score_rag"]

@@ -29,8 +29,8 @@ def per_query_metrics(suite: RagSuiteConfig) -> list[str]:
     judged = [f"judge_{c}" for c in suite.judge.criteria] if suite.judge.enabled else []
     claims = (["claim_faithfulness"] if suite.claim_faithfulness else []) + (
         ["llm_claim_faithfulness", "claim_agreement"] if suite.claim_judge else [])
-    return [*k_metrics, "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "faithfulness", *claims,
-            "answer_relevancy", *judged, "latency", "cost"]
+    return [*k_metrics, "reciprocal_rank", "ndcg", "context_precision", "bleu", "rouge_l", "context_similarity",
+            *claims, "answer_relevancy", *judged, "latency", "cost"]
 
 
 def item_columns(suite: RagSuiteConfig) -> tuple[str, ...]:

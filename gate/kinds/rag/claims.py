@@ -13,7 +13,7 @@ contexts by a local NLI model.
   `claim_faithfulness` = supported claims / claims.
 - Unmeasured (None, with the reason): an answer with no claims (empty, blank or punctuation only: there is
   nothing to be faithful or unfaithful, and 0 or 1 would both be invented), and a record without retrieved
-  contexts (nothing to entail from) — as the embedding `faithfulness` treats them.
+  contexts (nothing to entail from) — as the embedding `context_similarity` treats them.
 """
 
 from __future__ import annotations

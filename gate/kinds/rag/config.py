@@ -5,8 +5,9 @@ the LLM judge (`judge:`, the core's `GraderConfig`: where a key may go is the wo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
@@ -22,7 +23,7 @@ MODEL_KEYS = (ModelKey(NLI, "cross-encoder/nli-deberta-v3-xsmall",
 # The overall score's default weights: retrieval and generation count half each (DESIGN.md §4).
 DEFAULT_OVERALL_WEIGHTS = {
     "mrr": 0.15, "ndcg": 0.15, "context_precision": 0.10, "recall_at_k": 0.10,
-    "faithfulness": 0.20, "answer_relevancy": 0.15, "rouge_l": 0.10, "bleu": 0.05,
+    "context_similarity": 0.20, "answer_relevancy": 0.15, "rouge_l": 0.10, "bleu": 0.05,
 }
 
 
@@ -52,16 +53,23 @@ class RagSuiteConfig(SuiteBase):
     """Seed rag-evaluation: retrieval, generation and performance metrics, grade, baseline vs candidate."""
 
     kind: Literal["rag"]
+    # Names gate.yml may still use, with a deprecation warning (`gate.config.renamed`): the embedding measure was
+    # `faithfulness` until issue 36 — it measures similarity; support is claim_faithfulness.
+    renamed: ClassVar[Mapping[str, str]] = {"faithfulness": "context_similarity",
+                                            "faithfulness_threshold": "context_similarity_threshold"}
+    renamed_in: ClassVar[tuple[str, ...]] = ("overall_weights",)
     records: Globs = Field(description="The candidate system's test samples, JSON or JSONL (globs).")
     baseline: Globs | None = Field(None, description="The baseline system's samples, for the comparison.")
     dataset_name: str | None = Field(None, description="Names the dataset in the seed's evaluation report.")
     k: list[PositiveInt] = Field(default_factory=lambda: [1, 3, 5], min_length=1, description="Cut-offs for @k.")
-    embedding: str | None = Field(None, description="Overrides `models.embedding` (relevancy, faithfulness).")
+    embedding: str | None = Field(None, description="Overrides `models.embedding` (answer_relevancy, "
+                                  "context_similarity).")
     embedding_metrics: bool = Field(
-        True, description="answer_relevancy and faithfulness need a sentence-embedding model; false leaves them "
-        "unmeasured and the suite loads no model at all (no torch import).")
-    faithfulness_threshold: float = Field(
-        0.6, ge=-1, le=1, description="Cosine similarity at which a context sentence supports an answer sentence.")
+        True, description="answer_relevancy and context_similarity need a sentence-embedding model; false leaves "
+        "them unmeasured and the suite loads no model at all (no torch import).")
+    context_similarity_threshold: float = Field(
+        0.6, ge=-1, le=1, description="Cosine similarity at which a context sentence counts as close to an answer "
+        "sentence (context_similarity). Formerly `faithfulness_threshold`.")
     claim_faithfulness: bool = Field(
         False, description="Split each answer into claims (sentences) and decide each against the retrieved "
         "contexts with a local NLI model (`models.nli`, or `nli_model:`): claim_faithfulness = supported claims / "

@@ -12,6 +12,11 @@ from gate.judge import SuiteVerdict
 from gate.kinds.rag.scorer import RagDetails
 from gate.results import details_as
 
+# The seed's evaluation report names the answer-to-context similarity `faithfulness`; the gate calls it
+# `context_similarity` (it measures similarity, not support). The exports reproduce the seed's files, so they keep
+# the seed's name: seed name -> the gate's metric.
+SEED_NAMES = {"faithfulness": "context_similarity"}
+
 
 def write(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
     result = suite.result
@@ -31,9 +36,9 @@ def write(suite: SuiteVerdict, directory: Path, run_day: str) -> list[Path]:
             "metrics": {
                 **{name: {str(k): m.get(f"{name}.{k}") for k in settings.k}
                    for name in ("precision_at_k", "recall_at_k", "ndcg_at_k")},
-                **{name: m.get(name) for name in ("mrr", "ndcg", "context_precision", "bleu", "rouge_l",
-                                                   "faithfulness", "answer_relevancy", "latency_p50", "latency_p95",
-                                                   "latency_p99", "throughput_qps", "cost_per_query")},
+                **{name: m.get(SEED_NAMES.get(name, name)) for name in (
+                    "mrr", "ndcg", "context_precision", "bleu", "rouge_l", "faithfulness", "answer_relevancy",
+                    "latency_p50", "latency_p95", "latency_p99", "throughput_qps", "cost_per_query")},
                 **{name: value for name, value in m.items() if name.startswith("judge_")},
             },
             "issues": summary.issues, "insights": summary.insights,

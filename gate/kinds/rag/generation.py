@@ -4,8 +4,9 @@
   answers, each generation of a query one segment (`sacrebleu.corpus_bleu` of them all).
 - `rouge_l`: rouge-score's ROUGE-L F-measure (expected answer as target, no stemming).
 - `answer_relevancy`: cosine similarity of the query's and the answer's sentence embeddings.
-- `faithfulness`: the share of the answer's sentences that some sentence of the retrieved contexts
-  supports — cosine similarity of their embeddings at least the suite's threshold (0.6 by default).
+- `context_similarity` (named `faithfulness` until issue 36: it measures similarity, not support): the share
+  of the answer's sentences that some sentence of the retrieved contexts is close to — cosine similarity of their
+  embeddings at least the suite's threshold (0.6 by default). Support is `claim_faithfulness` (an NLI model).
   Contexts are compared sentence by sentence, so a long passage is not cut at the embedding model's
   token limit.
 An empty answer is unmeasured for all four (and left out of the corpus BLEU); missing expected
@@ -187,16 +188,16 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def generation_metrics(record: RagRecord, embed: Embed | None, threshold: float) -> dict[str, float | None]:
-    """`embed` None: the suite runs without embeddings, answer_relevancy and faithfulness stay unmeasured."""
+    """`embed` None: the suite runs without embeddings, answer_relevancy and context_similarity stay unmeasured."""
     answer = record.actual_answer
     if not answer.strip():
-        return dict.fromkeys(("bleu", "rouge_l", "answer_relevancy", "faithfulness"))
+        return dict.fromkeys(("bleu", "rouge_l", "answer_relevancy", "context_similarity"))
     expected = record.expected_answer if record.expected_answer and record.expected_answer.strip() else None
     values: dict[str, float | None] = {
         "bleu": sentence_bleu(answer, expected) if expected else None,
         "rouge_l": rouge_l(answer, expected) if expected else None,
         "answer_relevancy": _cosine(embed(record.query), embed(answer)) if embed else None,
-        "faithfulness": None,
+        "context_similarity": None,
     }
     if embed is None:
         return values
@@ -210,7 +211,7 @@ def generation_metrics(record: RagRecord, embed: Embed | None, threshold: float)
             vector = embed(claim)
             if float(np.max(evidence @ (vector / np.linalg.norm(vector)))) >= threshold:
                 supported += 1
-        values["faithfulness"] = supported / len(claims)
+        values["context_similarity"] = supported / len(claims)
     else:
-        values["faithfulness"] = None
+        values["context_similarity"] = None
     return values

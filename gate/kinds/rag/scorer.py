@@ -63,7 +63,8 @@ METRICS = {s.name: s for s in (
     MetricSpec("bleu", _H, "Corpus BLEU / 100 (sacrebleu)", low=0, high=1),
     MetricSpec("sentence_bleu", _H, "Mean sentence BLEU / 100", low=0, high=1),
     MetricSpec("rouge_l", _H, "Mean ROUGE-L F", low=0, high=1),
-    MetricSpec("faithfulness", _H, "Answer sentences close to a context sentence (cosine, not support)", low=0, high=1),
+    MetricSpec("context_similarity", _H, "Answer sentences close to a context sentence (cosine, not support)", low=0,
+               high=1),
     MetricSpec("claim_faithfulness", _H, "Share of answer claims the contexts entail (NLI)", low=0, high=1),
     MetricSpec("llm_claim_faithfulness", _H, "Share of claims the LLM judge finds supported (advisory)", low=0, high=1),
     MetricSpec("claim_agreement", _H, "Share of claims where the LLM judge agrees with the NLI model", low=0, high=1),
@@ -93,7 +94,7 @@ GRADER_MAX_UNSCORED = 0.05
 class RagSettings(SuiteSettings):
     k: tuple[int, ...]
     embedding: str
-    faithfulness_threshold: float
+    context_similarity_threshold: float
     weights: Mapping[str, float]  # of the overall score
     judge: bool  # whether the LLM grader (gate.yml's `judge:`) ran
     significance: Mapping[str, Any]  # gate.yml's `significance:` as JSON
@@ -139,8 +140,9 @@ def plan_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringCo
 
 def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringContext) -> SuiteResult:
     records, embedding = _records(data), context.gate.embedding_for(suite)
+    # `faithfulness_threshold`: the setting's name before issue 36, kept here so that blessed snapshots stay comparable
     fingerprint: dict[str, object] = {"embedding": None, "k": suite.k,
-                                      "faithfulness_threshold": suite.faithfulness_threshold}
+                                      "faithfulness_threshold": suite.context_similarity_threshold}
     lookup, truncation = {}, None
     if (asked := _embedded(suite, records, context)) is not None:
         texts, embedded = asked
@@ -156,7 +158,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     for index, (_, record) in enumerate(records):
         v: dict[str, Any] = {**retrieval_metrics(record, suite.k),
              **generation_metrics(record, lookup.__getitem__ if suite.embedding_metrics else None,
-                                  suite.faithfulness_threshold)}
+                                  suite.context_similarity_threshold)}
         v.update(judged.get(index, {}))
         v.update(claim_scores.item_values(claims, index))
         v.update(llm_claims.values[index] if llm_claims else {})
@@ -207,7 +209,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
                       *BLEU_STATISTICS, *(("unsupported_claims",) if claims else ())),
         unmeasured=tuple(gaps), fingerprint=fingerprint,
         details=RagDetails(
-            RagSettings(k=tuple(suite.k), embedding=embedding, faithfulness_threshold=suite.faithfulness_threshold,
+            RagSettings(k=tuple(suite.k), embedding=embedding,
+                        context_similarity_threshold=suite.context_similarity_threshold,
                         weights=dict(suite.overall_weights), judge=suite.judge.enabled,
                         significance=suite.significance.model_dump(mode="json"), dataset=suite.dataset_name or name,
                         targets=suite.targets.model_dump(),

@@ -87,7 +87,8 @@ def issues(metrics: Mapping[str, float | None], targets: Targets, largest_k: int
         found.append(f"Cost per query ${cost:.4f} exceeds the ${targets.cost_per_query:g} target")
     rules = ((f"recall_at_k.{largest_k}", 0.7, f"Retrieval misses relevant passages (recall@{largest_k} {{:.2f}})"),
              ("mrr", 0.6, "Relevant passages are ranked low (MRR {:.2f})"),
-             ("faithfulness", 0.7, "Answers are often not grounded in the retrieved context (faithfulness {:.2f})"),
+             ("context_similarity", 0.7,
+              "Answers are often not grounded in the retrieved context (context similarity {:.2f})"),
              ("answer_relevancy", 0.6, "Answers drift from the question (answer relevancy {:.2f})"))
     for name, floor, message in rules:
         value = metrics.get(name)
@@ -102,7 +103,7 @@ def insights(metrics: Mapping[str, float | None], letter: str | None, targets: T
         found.append(f"Overall system performance is {DESCRIPTIONS[letter]}")
     if (p1 := metrics.get("precision_at_k.1")) is not None and p1 >= 0.8:
         found.append("Top-1 retrieval is highly accurate")
-    if (faith := metrics.get("faithfulness")) is not None and faith >= 0.9:
+    if (faith := metrics.get("context_similarity")) is not None and faith >= 0.9:
         found.append("Answers are well grounded in the retrieved context")
     if (relevancy := metrics.get("answer_relevancy")) is not None and relevancy < 0.8:
         found.append("Consider improving query understanding for better relevancy")

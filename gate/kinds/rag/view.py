@@ -15,7 +15,7 @@ from gate.results import Item, SuiteResult, details_as
 
 SECTIONS = (  # (title, metrics)
     ("Retrieval", ("mrr", "ndcg", "context_precision")),
-    ("Generation", ("bleu", "rouge_l", "faithfulness", "answer_relevancy")),
+    ("Generation", ("bleu", "rouge_l", "context_similarity", "answer_relevancy")),
     ("Performance", ("latency_p50", "latency_p95", "latency_p99", "throughput_qps", "cost_per_query")),
 )
 FORMATS = {"latency_p50": ".2f", "latency_p95": ".2f", "latency_p99": ".2f", "throughput_qps": ".2f",
@@ -24,10 +24,10 @@ UNITS = {"latency_p50": "s", "latency_p95": "s", "latency_p99": "s", "latency_me
 
 
 def _sections(claims: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """SECTIONS, with claim_faithfulness beside faithfulness where the suite measures it."""
+    """SECTIONS, with claim_faithfulness beside context_similarity where the suite measures it."""
     if not claims:
         return SECTIONS
-    return tuple((t, tuple(x for m in ms for x in ((m, "claim_faithfulness") if m == "faithfulness" else (m,))))
+    return tuple((t, tuple(x for m in ms for x in ((m, "claim_faithfulness") if m == "context_similarity" else (m,))))
                  for t, ms in SECTIONS)
 
 
@@ -59,8 +59,9 @@ def build(suite: SuiteVerdict, worst_items: int) -> dict[str, Any]:
         comparisons.append({"title": inert(title), "rows": [_row(r) for r in rows if _measured(r)]})
     return {
         "settings": f"k = {', '.join(map(str, k))} · embedding <code>{inert(settings.embedding)}</code> · "
-                    f"faithfulness: answer sentences with cosine ≥ {settings.faithfulness_threshold:g} to a "
-                    f"context sentence · " + _claims_setting(settings.claim_model, settings.claim_threshold)
+                    f"context_similarity: answer sentences with cosine ≥ "
+                    f"{settings.context_similarity_threshold:g} to a context sentence · "
+                    + _claims_setting(settings.claim_model, settings.claim_threshold)
                     + f"{'LLM judge on' if settings.judge else 'no LLM judge'}",
         "sections": [{"title": t, "metrics": list(m)} for t, m in sections],
         "at_k_columns": [c.replace("_at_k.", "@") for c in columns],  # ours, no escaping needed

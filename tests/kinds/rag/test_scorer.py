@@ -94,7 +94,7 @@ def test_faithfulness_and_relevancy_from_embeddings():
     record = RagRecord(query="q?", actual_answer="A. B.", retrieved_contexts=["ctx A. ctx C."], expected_answer="A.")
     values = generation_metrics(record, vectors.__getitem__, threshold=0.6)
     assert values["answer_relevancy"] == pytest.approx(1 / np.sqrt(2))
-    assert values["faithfulness"] == 0.5  # "A." is supported by "ctx A.", "B." by nothing
+    assert values["context_similarity"] == 0.5  # "A." is supported by "ctx A.", "B." by nothing
     assert sentences("One. Two!\nThree? four") == ["One.", "Two!", "Three?", "four"]
 
 
@@ -102,15 +102,15 @@ def test_empty_answers_and_missing_data_are_unmeasured(tmp_path):
     result = run(tmp_path, [sample(0, "", "Expected."), sample(1, "An answer.", None),
                             {"id": "q2", "query": "q", "actual_answer": "x"}])
     items = {dict(i.key)["id"]: i.values for i in result.items}
-    assert all(items["q0"][m] is None for m in ("bleu", "rouge_l", "faithfulness", "answer_relevancy"))
+    assert all(items["q0"][m] is None for m in ("bleu", "rouge_l", "context_similarity", "answer_relevancy"))
     assert items["q1"]["rouge_l"] is None and items["q1"]["answer_relevancy"] is not None
     assert items["q2"]["reciprocal_rank"] is None and items["q2"]["latency"] is None
     assert group(result)["bleu"] is None  # no query has both an answer and an expected answer
 
 
 def test_overall_score_grade_and_rescaled_weights():
-    score, missing = rag_summary.overall({"mrr": 0.8, "faithfulness": 0.6}, {"mrr": 0.5, "faithfulness": 0.25,
-                                                                              "bleu": 0.25}, 5)
+    score, missing = rag_summary.overall({"mrr": 0.8, "context_similarity": 0.6},
+                                         {"mrr": 0.5, "context_similarity": 0.25, "bleu": 0.25}, 5)
     assert score == pytest.approx((0.5 * 0.8 + 0.25 * 0.6) / 0.75) and missing == ["bleu"]
     assert [rag_summary.grade(x) for x in (0.95, 0.9, 0.8999, 0.8, 0.7, 0.6, 0.59, None)] == [
         "A", "A", "B", "B", "C", "D", "F", None]
@@ -118,7 +118,7 @@ def test_overall_score_grade_and_rescaled_weights():
 
 def test_issues_and_insights_follow_the_targets():
     metrics = {"latency_p95": 3.4, "throughput_qps": 12.0, "cost_per_query": 0.02, "mrr": 0.5,
-               "faithfulness": 0.95, "answer_relevancy": 0.7, "precision_at_k.1": 0.85, "recall_at_k.5": 0.9}
+               "context_similarity": 0.95, "answer_relevancy": 0.7, "precision_at_k.1": 0.85, "recall_at_k.5": 0.9}
     issues = rag_summary.issues(metrics, Targets(), 5)
     assert "P95 latency 3.40s exceeds the 3s target" in issues
     assert "Cost per query $0.0200 exceeds the $0.01 target" in issues

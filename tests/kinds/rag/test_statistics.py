@@ -136,13 +136,13 @@ def test_every_system_figure_is_recomputed_from_its_queries(tmp_path, judged):
 def test_overall_score_recomputed_follows_summary_overall():
     """Against `summary.overall` on hand-made per-system means, including a component with no value at all."""
     suite = RagSuiteConfig(kind="rag", records=["c.jsonl"], k=[1, 5],
-                           overall_weights={"mrr": 0.5, "recall_at_k": 0.25, "faithfulness": 0.25, "ndcg": 0.0})
+                           overall_weights={"mrr": 0.5, "recall_at_k": 0.25, "context_similarity": 0.25, "ndcg": 0.0})
     statistic = overall_statistic(suite, 0.05)
-    assert statistic.columns == ("reciprocal_rank", "recall_at_k.5", "faithfulness")  # a zero weight is no column
+    assert statistic.columns == ("reciprocal_rank", "recall_at_k.5", "context_similarity")  # a zero weight is no column
     rows = np.array([[1.0, 0.5, np.nan], [0.5, np.nan, np.nan], [0.0, 1.0, np.nan]])
-    expected, left_out = rag_summary.overall({"mrr": 0.5, "recall_at_k.5": 0.75, "faithfulness": None},
+    expected, left_out = rag_summary.overall({"mrr": 0.5, "recall_at_k.5": 0.75, "context_similarity": None},
                                              suite.overall_weights, 5)
-    assert left_out == ["faithfulness"] and statistic(rows) == pytest.approx(expected, rel=1e-12)
+    assert left_out == ["context_similarity"] and statistic(rows) == pytest.approx(expected, rel=1e-12)
 
 
 def test_items_of_a_system_resampled_recompute_the_figures_each_time(tmp_path):

@@ -13,7 +13,7 @@ from gate.results import GroupResult, Item, SuiteResult
 
 
 def judged(groups=(), items=(), checks=(), systems=None, comparisons=None, judge=False) -> SuiteVerdict:
-    settings = RagSettings(k=(1, 3), embedding="mini", faithfulness_threshold=0.5, weights={}, judge=judge,
+    settings = RagSettings(k=(1, 3), embedding="mini", context_similarity_threshold=0.5, weights={}, judge=judge,
                            significance={}, dataset="d", targets={})
     details = RagDetails(settings=settings, systems=systems or {}, comparisons=comparisons or {})
     result = SuiteResult("r", "rag", {}, tuple(groups), tuple(items), (), details=details)
@@ -43,7 +43,7 @@ def test_the_systems_table_has_candidates_then_baselines():
 def test_columns_and_settings():
     view = rag.build(judged(judge=True), 5)
     assert view["at_k_columns"] == ["precision@1", "precision@3", "recall@1", "recall@3", "ndcg@1", "ndcg@3"]
-    assert view["settings"] == ("k = 1, 3 · embedding <code>mini</code> · faithfulness: answer sentences with "
+    assert view["settings"] == ("k = 1, 3 · embedding <code>mini</code> · context_similarity: answer sentences with "
                                 "cosine ≥ 0.5 to a context sentence · LLM judge on")
     assert view["systems"] == [] and view["comparisons"] == [] and view["worse"] == []
 
@@ -93,7 +93,7 @@ def test_metric_names_marks_and_formats():
 
 
 def test_a_row_without_pairs_shows_the_system_means_without_a_change():
-    r = Row("faithfulness", None, None, None, None, n=0, system_baseline=0.4, system_candidate=0.7, n_baseline=3,
+    r = Row("context_similarity", None, None, None, None, n=0, system_baseline=0.4, system_candidate=0.7, n_baseline=3,
             n_candidate=5)
     assert {k: shown(r)[k] for k in ("baseline", "candidate", "change")} == {
         "baseline": "0.400", "candidate": "0.700", "change": "—"}
