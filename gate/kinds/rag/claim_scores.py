@@ -47,6 +47,8 @@ def score_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], context: S
     claims, pairs = _pairs(records)
     fingerprint: dict[str, Any] = {"method": "nli", "model": {"model": model}, "threshold": suite.claim_threshold,
                                    "splitter": CLAIM_SPLITTER}
+    if suite.claim_decomposition == "llm":  # only then: `sentences` keeps older snapshots comparable
+        fingerprint["decomposition"] = {"method": "llm", "model": suite.judge.model}
     probability: dict[tuple[str, str], float] = {}
     notes = []
     if pairs:
@@ -78,62 +80,3 @@ def item_values(scores: ClaimScores | None, index: int) -> dict[str, float | str
     unmeasured = answer.reason is not None
     return {"claim_faithfulness": answer.faithfulness,
             "unsupported_claims": None if unmeasured else UNSUPPORTED_SEPARATOR.join(answer.unsupported)}
-
-
-# ---------------------------------------------------------------- the LLM's verdicts (advisory)
-
-LLM_SUPPORTED = 0.5  # the judge replies 1 (supported) or 0; a reply in between counts from here up
-CLAIM_TEMPLATE = """You verify one claim of an answer against the retrieved context.
-
-Context: {context}
-Claim: {answer}
-
-Is the claim supported by the context alone (stated or directly implied)? Reply 1 if it is supported and 0 if it
-is not (contradicted, or not mentioned). Return only the number."""
-
-
-@dataclass(frozen=True)
-class ClaimJudgement:
-    """Per record: the LLM's share of supported claims and its agreement with the NLI verdicts (None where a claim
-    went unscored or the answer has no claims), and the run's note."""
-
-    values: tuple[dict[str, float | None], ...]
-    note: str
-
-
-def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: ClaimScores | None,
-                 context: ScoringContext) -> ClaimJudgement | None:
-    """Each claim the NLI model decided, asked of the suite's LLM judge too (verify; the claims are
-    `split_claims`'s, as the NLI model's, so the two are compared claim by claim). Advisory: the overall score
-    never includes it."""
-    if not suite.claim_judge or scores is None:
-        return None
-    if context.grader is None:  # the command hands one in whenever a suite enables its judge
-        raise TypeError("the RAG suite enables claim_judge, but the scoring context holds no LLM grader")
-    from gate.kinds.rag.grader import GraderItem
-
-    items = [GraderItem(f"{i}:{j}", "claim_support", record.query, premise(record.retrieved_contexts) or "",
-                        verdict.claim, "")
-             for i, (record, answer) in enumerate(zip(records, scores.answers, strict=True))
-             for j, verdict in enumerate(answer.verdicts)]
-    run = context.grader("rag", suite.judge.model_copy(update={"prompt_template": CLAIM_TEMPLATE}), items) \
-        if items else None
-    llm: dict[str, float | None] = {item.key: s.score for item, s in zip(items, run.scores, strict=True)} \
-        if run is not None else {}
-    values: list[dict[str, float | None]] = []
-    agreed, compared = 0, 0
-    for i, answer in enumerate(scores.answers):
-        said = [llm.get(f"{i}:{j}") for j in range(len(answer.verdicts))]
-        if not said or any(s is None for s in said):
-            values.append({"llm_claim_faithfulness": None, "claim_agreement": None})
-            continue
-        llm_supported = [float(s) >= LLM_SUPPORTED for s in said if s is not None]
-        same = [a == v.supported for a, v in zip(llm_supported, answer.verdicts, strict=True)]
-        agreed, compared = agreed + sum(same), compared + len(same)
-        values.append({"llm_claim_faithfulness": sum(llm_supported) / len(llm_supported),
-                       "claim_agreement": sum(same) / len(same)})
-    unscored = sum(1 for s in llm.values() if s is None)
-    note = (f"LLM claim verification ({suite.judge.model}, advisory, not in the overall score): it agrees with the "
-            f"NLI model on {agreed} of {compared} claims" + (f" ({agreed / compared:.0%})" if compared else "")
-            + (f"; {unscored} claims unscored, their answers unmeasured" if unscored else "") + ".")
-    return ClaimJudgement(tuple(values), note)

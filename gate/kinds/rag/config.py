@@ -83,6 +83,11 @@ class RagSuiteConfig(SuiteBase):
         "whether the contexts support each claim: llm_claim_faithfulness, ADVISORY (never in the overall "
         "score), shown with claim_agreement, the share of claims where it agrees with the NLI model. Needs "
         "`claim_faithfulness: true` and `judge: {enabled: true}`.")
+    claim_decomposition: Literal["sentences", "llm"] = Field(
+        "sentences", description="The claims `claim_judge` verifies: `sentences`, the NLI model's own (compared "
+        "claim by claim); `llm`, the judge first splits each answer into standalone claims (Ragas: decompose, then "
+        "verify: 1 + claims requests per answer), llm_claim_faithfulness = supported / claims, compared with the NLI "
+        "model per answer (fully supported or not). Needs `claim_judge: true`.")
     cost_per_1k_tokens: float = Field(0.002, ge=0, description="Price when samples give tokens but no cost.")
     overall_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OVERALL_WEIGHTS))
     targets: Targets = Field(default_factory=Targets)
@@ -103,6 +108,9 @@ class RagSuiteConfig(SuiteBase):
         if self.claim_judge and not (self.claim_faithfulness and self.judge.enabled):
             raise ValueError("claim_judge: the LLM's claim verdicts are measured against the NLI model's: set "
                              "`claim_faithfulness: true` and `judge: {enabled: true}` too, or drop claim_judge")
+        if self.claim_decomposition == "llm" and not self.claim_judge:
+            raise ValueError("claim_decomposition: llm asks the suite's LLM judge to split the answers: set "
+                             "`claim_judge: true` (and what it needs), or drop claim_decomposition")
         if any(w < 0 for w in self.overall_weights.values()) or not any(self.overall_weights.values()):
             raise ValueError("overall_weights must be non-negative and not all zero")
         return self

@@ -57,6 +57,7 @@ class GraderScore:
     # Either way score is None; the RAG scorer treats every unscored item alike
     # (gate.kinds.rag.scorer.GRADER_MAX_UNSCORED).
     failed: bool = False
+    reply: str | None = None  # the reply as received (the key scrubbed), for items whose reply is not a score
 
 
 @dataclass(frozen=True)

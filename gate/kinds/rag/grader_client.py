@@ -122,7 +122,7 @@ class _Run:
     def _score(self, item: GraderItem, reply: str, *, cached: bool, tokens: int) -> GraderScore:
         score = parse_score(reply)
         reason = None if score is not None else self._scrub(f"unparseable answer: {_quote(reply, QUOTE_LIMIT)!r}")
-        return GraderScore(item.key, item.criterion, score, reason, cached, tokens)
+        return GraderScore(item.key, item.criterion, score, reason, cached, tokens, reply=self._scrub(reply))
 
     def _may_spend(self) -> bool:
         config = self._config

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+import gate.kinds.rag.claim_judge as claim_judge
 import gate.kinds.rag.claim_scores as claim_scores
 import gate.kinds.rag.compare as rag_compare
 import gate.kinds.rag.pairing as pairing
@@ -153,7 +154,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     claims = claim_scores.score_claims(suite, [r for _, r in records], context)
     if claims is not None:  # only then: a suite without it stays comparable with its older snapshots
         fingerprint["claims"] = claims.fingerprint
-    llm_claims = claim_scores.judge_claims(suite, [r for _, r in records], claims, context)
+    llm_claims = claim_judge.judge_claims(suite, [r for _, r in records], claims, context)
     values: list[dict[str, Any]] = []  # numbers, and unsupported_claims (text)
     for index, (_, record) in enumerate(records):
         v: dict[str, Any] = {**retrieval_metrics(record, suite.k),
@@ -206,7 +207,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         items=tuple(_item(records[i][1], records[i][0], values[i], columns,
                           claims.answers[i].unsupported if claims else ()) for i in range(len(records))),
         item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns,
-                      *BLEU_STATISTICS, *(("unsupported_claims",) if claims else ())),
+                      *BLEU_STATISTICS,  # the LLM's unsupported claims only where it decomposes
+                      *TEXT_COLUMNS[: 0 if claims is None else 2 if suite.claim_decomposition == "llm" else 1]),
         unmeasured=tuple(gaps), fingerprint=fingerprint,
         details=RagDetails(
             RagSettings(k=tuple(suite.k), embedding=embedding,
@@ -282,13 +284,16 @@ def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]
     return over, {metric: len(reasons) for metric, reasons in lost.items() if metric not in over}
 
 
+TEXT_COLUMNS = ("unsupported_claims", "llm_unsupported_claims")  # items.csv's text columns, after the numbers
+
+
 def _sources(records):
     return tuple(r.source_ref for r in records if r.source_ref)
 
 
 def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str], unsupported: tuple[str, ...]) -> Item:
     system = system_of(record, which)
-    extra = ("unsupported_claims",) if "unsupported_claims" in values else ()
+    extra = tuple(c for c in TEXT_COLUMNS if c in values)
     return Item(key=(("id", record.key), ("system", system), ("query", record.query), *sample_key(record.sample)),
                 values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS, *extra)}, source=record.source_ref,
                 details=RagItemDetails(record.actual_answer, record.expected_answer or "", which, unsupported))

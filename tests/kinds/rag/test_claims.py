@@ -151,7 +151,7 @@ def test_checks_on_claim_faithfulness_are_possible_only_where_it_is_measured():
 def test_the_llm_verdicts_are_advisory_and_their_agreement_with_the_nli_model_is_shown(tmp_path):
     """claim_judge asks the suite's LLM grader about the very claims the NLI model decided (with the claim prompt,
     through the same endpoint and key rules), and reports its share and its agreement; never in the overall."""
-    from gate.kinds.rag.claim_scores import CLAIM_TEMPLATE
+    from gate.kinds.rag.claim_judge import CLAIM_TEMPLATE
     from gate.kinds.rag.grader import GraderRun, GraderScore
 
     asked = []
