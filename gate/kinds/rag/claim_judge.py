@@ -25,7 +25,7 @@ from gate.kinds.base import ScoringContext
 from gate.kinds.rag.claim_scores import UNSUPPORTED_SEPARATOR, ClaimScores
 from gate.kinds.rag.claims import premise
 from gate.kinds.rag.config import RagSuiteConfig
-from gate.kinds.rag.grader import GraderItem, GraderRun
+from gate.kinds.rag.grader import BUDGET_EXHAUSTED, GraderItem, GraderRun
 from gate.kinds.rag.records import RagRecord
 
 LLM_SUPPORTED = 0.5  # the judge replies 1 (supported) or 0; a reply in between counts from here up
@@ -95,8 +95,9 @@ def parse_claims(reply: str | None) -> Decomposed:
 
 
 def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: ClaimScores | None,
-                 context: ScoringContext) -> ClaimJudgement | None:
-    """The judge's claim verdicts for each record (see the module docstring); None unless `claim_judge` is on."""
+                 context: ScoringContext, spent: int = 0) -> ClaimJudgement | None:
+    """The judge's claim verdicts for each record (see the module docstring); None unless `claim_judge` is on.
+    `spent`: the tokens the suite's criteria grades took already, which count against the judge's one budget."""
     if not suite.claim_judge or scores is None:
         return None
     if context.grader is None:  # the command hands one in whenever a suite enables its judge
@@ -107,17 +108,18 @@ def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: Cl
         asked = [GraderItem(str(i), "claim_decomposition", r.query, "", r.actual_answer, "")
                  for i, (r, c) in enumerate(zip(records, contexts, strict=True))
                  if c is not None and r.actual_answer.strip()]
-        run = _ask(context, suite, DECOMPOSE_TEMPLATE, asked)
-        spent = run.tokens if run else 0
+        run = _ask(context, suite, DECOMPOSE_TEMPLATE, asked, spent)
+        spent += run.tokens if run else 0
         split = {item.key: (parse_claims(s.reply) if s.reply is not None else Decomposed(reason=s.reason))
-                 for item, s in zip(asked, run.scores if run else (), strict=True)}
+                 for item, s in zip(asked, run.scores, strict=True)} if run else {
+                     item.key: Decomposed(reason=BUDGET_EXHAUSTED) for item in asked}
         claims = [split.get(str(i), Decomposed(reason="no contexts or no answer")) for i in range(len(records))]
     else:
-        spent, claims = 0, [Decomposed(tuple(v.claim for v in a.verdicts)) for a in scores.answers]
+        claims = [Decomposed(tuple(v.claim for v in a.verdicts)) for a in scores.answers]
     items = [GraderItem(f"{i}:{j}", "claim_support", r.query, c or "", claim, "")
              for i, (r, c, d) in enumerate(zip(records, contexts, claims, strict=True))
              for j, claim in enumerate(d.claims)]
-    run = _ask(context, suite, CLAIM_TEMPLATE, items, spent)  # the decompositions' tokens count against the budget
+    run = _ask(context, suite, CLAIM_TEMPLATE, items, spent)  # grades and decompositions count against the budget
     said = {item.key: s.score for item, s in zip(items, run.scores, strict=True)} if run else dict.fromkeys(
         (item.key for item in items), None)
     values: list[dict[str, float | str | None]] = []

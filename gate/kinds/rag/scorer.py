@@ -150,11 +150,11 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
         fingerprint["embedding"] = embedded.fingerprint.to_dict()
         truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
-    judged, judge_note, not_judged = _grade(suite, records, context)
+    judged, judge_note, not_judged, graded_tokens = _grade(suite, records, context)
     claims = claim_scores.score_claims(suite, [r for _, r in records], context)
     if claims is not None:  # only then: a suite without it stays comparable with its older snapshots
         fingerprint["claims"] = claims.fingerprint
-    llm_claims = claim_judge.judge_claims(suite, [r for _, r in records], claims, context)
+    llm_claims = claim_judge.judge_claims(suite, [r for _, r in records], claims, context, graded_tokens)
     values: list[dict[str, Any]] = []  # numbers, and unsupported_claims (text)
     for index, (_, record) in enumerate(records):
         v: dict[str, Any] = {**retrieval_metrics(record, suite.k),
@@ -245,10 +245,11 @@ def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Seque
 
 
 def _grade(suite: RagSuiteConfig, records,
-           context: ScoringContext) -> tuple[dict[int, dict], str | None, dict[int, dict[str, str]]]:
-    """Grader scores by record index, the run's note, and by record index the judge_* metrics it could not grade."""
+           context: ScoringContext) -> tuple[dict[int, dict], str | None, dict[int, dict[str, str]], int]:
+    """Grader scores by record index, the run's note, by record index the judge_* metrics it could not grade, and
+    the tokens spent (the claim judge spends what is left of the budget)."""
     if not suite.judge.enabled:
-        return {}, None, {}
+        return {}, None, {}, 0
     if context.grader is None:  # the command hands one in whenever a suite enables it
         raise TypeError("the RAG suite enables its LLM grader, but the scoring context holds none")
     items = [GraderItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
@@ -267,7 +268,7 @@ def _grade(suite: RagSuiteConfig, records,
             f"tokens (${run.cost_usd:.4f}); {unmeasured} of {len(items)} scores unmeasured"
             + (" — the budget was reached" if run.stopped_by_budget else "")
             + (f" — the endpoint failed: {failure}" if failure else "") + ".")
-    return scores, note, not_judged
+    return scores, note, not_judged, run.tokens
 
 
 def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> tuple[dict[str, str],

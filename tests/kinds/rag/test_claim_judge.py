@@ -134,3 +134,14 @@ def test_sentences_keep_the_fingerprint_and_llm_needs_the_judge(tmp_path):
     with pytest.raises(ValueError, match="claim_decomposition: llm"):
         RagSuiteConfig(kind="rag", records=["c.jsonl"], claim_faithfulness=True, claim_decomposition="llm")
     assert CLAIM_TEMPLATE != DECOMPOSE_TEMPLATE and "{answer}" in DECOMPOSE_TEMPLATE
+
+
+def test_the_criteria_grades_decompositions_and_verifications_share_one_budget(tmp_path, llm):
+    """budget_tokens is the judge's, not each call's: 4 relevance grades spend 400 of 450, so one decomposition
+    fits, the second and every verification do not."""
+    llm.tokens = 100
+    result = score(tmp_path, llm, budget_tokens=450, max_concurrency=1)
+    prompts = llm.prompts()
+    assert sum(p.startswith("You break an answer") for p in prompts) == 1
+    assert not any(p.startswith("You verify one claim") for p in prompts)
+    assert all(i.values["llm_claim_faithfulness"] is None for i in result.items)
