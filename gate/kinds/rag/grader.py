@@ -55,7 +55,7 @@ class GraderScore:
     tokens: int  # tokens this request used (0 when cached or not sent)
     # Not graded: the endpoint failed, or the budget ran out. (An unparseable reply was graded, unreadably.)
     # Either way score is None; the RAG scorer treats every unscored item alike
-    # (gate.kinds.rag.scorer.GRADER_MAX_UNSCORED).
+    # (gate.kinds.rag.grading.GRADER_MAX_UNSCORED).
     failed: bool = False
     reply: str | None = None  # the reply as received (the key scrubbed), for items whose reply is not a score
 

@@ -21,6 +21,7 @@ import numpy as np
 import gate.kinds.rag.claim_judge as claim_judge
 import gate.kinds.rag.claim_scores as claim_scores
 import gate.kinds.rag.compare as rag_compare
+import gate.kinds.rag.grading as grading
 import gate.kinds.rag.pairing as pairing
 import gate.kinds.rag.summary as rag_summary
 from gate.config import CheckConfig
@@ -34,7 +35,6 @@ from gate.kinds.rag.generation import (
     query_bleu_values,
     texts_to_embed,
 )
-from gate.kinds.rag.grader import BUDGET_EXHAUSTED, GraderItem
 from gate.kinds.rag.records import RagData, RagRecord, load_rag, system_of
 from gate.kinds.rag.retrieval import retrieval_metrics
 from gate.kinds.rag.statistics import item_values, rag_statistic
@@ -84,11 +84,6 @@ METRICS = {s.name: s for s in (
 PATTERN = re.compile(r"^(delta_)?((precision|recall|ndcg)_at_k\.\d+|judge_[a-z0-9_]+|"
                      + "|".join(re.escape(m) for m in METRICS if m not in ("regressions", "improvements")) + ")$")
 DEFAULT_CHECKS = {"overall_score": CheckConfig(min=0.75)}  # the seed's quality gate: --min-score 0.75
-# One rule for every judge item without a score (unparseable reply, HTTP error, budget spent, not sent): it is
-# listed in `unmeasured` with its reason, and a system's judge_<criterion> is the mean over its scored queries
-# when at most this share went unscored, else unmeasured. Scores lie in [0, 1], so a mean over the rest is within
-# that share of the mean over all, whatever the unscored ones would have scored.
-GRADER_MAX_UNSCORED = 0.05
 
 
 @dataclass(frozen=True)
@@ -150,7 +145,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         lookup = dict(zip(texts, np.asarray(embedded.vectors, dtype=float), strict=True))
         fingerprint["embedding"] = embedded.fingerprint.to_dict()
         truncation = embedded.truncation_note("texts (queries, answers and their sentences, context sentences)")
-    judged, judge_note, not_judged, graded_tokens = _grade(suite, records, context)
+    judged, judge_note, not_judged, graded_tokens = grading.grade(suite, records, context)
     claims = claim_scores.score_claims(suite, [r for _, r in records], context)
     if claims is not None:  # only then: a suite without it stays comparable with its older snapshots
         fingerprint["claims"] = claims.fingerprint
@@ -175,7 +170,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     for level, which in (("group", "candidate"), ("baseline", "baseline")):
         for system in dict.fromkeys(system_of(r, which) for w, r in records if w == which):
             rows = [i for i, (w, r) in enumerate(records) if w == which and system_of(r, which) == system]
-            lost, partly = _not_judged(rows, not_judged)
+            lost, partly = grading.not_judged(rows, not_judged)
             metrics, summary = _system([records[i][1] for i in rows], [values[i] for i in rows], columns, suite,
                                        lost)
             key: Key = (("system", system),)
@@ -186,8 +181,9 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
                                  *sample_key(records[i][1].sample)), metric, reason)
                      for i in rows for metric, reason in not_judged.get(i, {}).items()]
             judge_notes += [f"{system}: {metric} is the mean over {len(rows) - k} of {len(rows)} queries; {k} the "
-                            f"judge could not score are listed as unmeasured (at most {GRADER_MAX_UNSCORED:.0%} may "
-                            "be, so the mean is within that share of the full sample's)"
+                            "judge could not score are listed as unmeasured (at most "
+                            f"{grading.GRADER_MAX_UNSCORED:.0%} may be, so the mean is within that share of the full "
+                            "sample's)"
                             for metric, k in partly.items()]
             summaries[(which, system)] = (rows, metrics, summary)
     comparisons, unpaired = pairing.comparisons(records, values, columns, summaries, suite)
@@ -244,47 +240,6 @@ def _system(records: Sequence[RagRecord], values: Sequence[dict], columns: Seque
                                   tuple(rag_summary.insights(metrics, letter, suite.targets)))
 
 
-def _grade(suite: RagSuiteConfig, records,
-           context: ScoringContext) -> tuple[dict[int, dict], str | None, dict[int, dict[str, str]], int]:
-    """Grader scores by record index, the run's note, by record index the judge_* metrics it could not grade, and
-    the tokens spent (the claim judge spends what is left of the budget)."""
-    if not suite.judge.enabled:
-        return {}, None, {}, 0
-    if context.grader is None:  # the command hands one in whenever a suite enables it
-        raise TypeError("the RAG suite enables its LLM grader, but the scoring context holds none")
-    items = [GraderItem(str(index), criterion, r.query, "\n\n".join(r.retrieved_contexts or ()), r.actual_answer,
-                       r.expected_answer or "")
-             for index, (_, r) in enumerate(records) for criterion in suite.judge.criteria]
-    run = context.grader(RAG_KIND, suite.judge, items)
-    scores: dict[int, dict] = {}
-    not_judged: dict[int, dict[str, str]] = {}
-    for item, score in zip(items, run.scores, strict=True):
-        scores.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.score
-        if score.score is None:  # unparseable or never answered alike (GRADER_MAX_UNSCORED)
-            not_judged.setdefault(int(item.key), {})[f"judge_{item.criterion}"] = score.reason or "no reply"
-    unmeasured = sum(1 for s in run.scores if s.score is None)
-    failure = next((s.reason for s in run.scores if s.failed and s.reason != BUDGET_EXHAUSTED), None)
-    note = (f"LLM judge {suite.judge.model}: {run.requests} requests, {run.cache_hits} from cache, {run.tokens} "
-            f"tokens (${run.cost_usd:.4f}); {unmeasured} of {len(items)} scores unmeasured"
-            + (" — the budget was reached" if run.stopped_by_budget else "")
-            + (f" — the endpoint failed: {failure}" if failure else "") + ".")
-    return scores, note, not_judged, run.tokens
-
-
-def _not_judged(rows: Sequence[int], not_judged: Mapping[int, Mapping[str, str]]) -> tuple[dict[str, str],
-                                                                                            dict[str, int]]:
-    """(metric -> why a system's mean of it is unmeasured: more than GRADER_MAX_UNSCORED of its queries have no
-    judge score; metric -> how many queries it leaves out where no more than that share have none)."""
-    lost: dict[str, list[str]] = {}
-    for row in rows:
-        for metric, reason in not_judged.get(row, {}).items():
-            lost.setdefault(metric, []).append(reason)
-    over = {metric: f"the LLM judge did not judge {len(reasons)} of {len(rows)} queries ({reasons[0]}); more than "
-                    f"{GRADER_MAX_UNSCORED:.0%} unscored, a mean over the rest could be another sample's score"
-            for metric, reasons in lost.items() if len(reasons) > GRADER_MAX_UNSCORED * len(rows)}
-    return over, {metric: len(reasons) for metric, reasons in lost.items() if metric not in over}
-
-
 TEXT_COLUMNS = ("unsupported_claims", "llm_unsupported_claims")  # items.csv's text columns, after the numbers
 
 
@@ -307,5 +262,5 @@ RAG = Kind(
     item_columns_of=item_values,
     item_means={"mrr": "reciprocal_rank", "latency_mean": "latency", "cost_mean": "cost", "sentence_bleu": "bleu",
                 "bleu": ""},  # corpus BLEU is not the mean of sentence BLEU
-    item_statistic=lambda suite, metric: rag_statistic(suite, metric, GRADER_MAX_UNSCORED),
+    item_statistic=lambda suite, metric: rag_statistic(suite, metric, grading.GRADER_MAX_UNSCORED),
 )
