@@ -66,9 +66,15 @@ def read_history(config: GateConfig, base_dir: Path, publisher: HistoryRemote | 
                          f"using {io.display_path(path)}")
         else:
             entries, warnings = history.parse(raw or b"", f"{branch}:{name}")
-            return HistoryRead([e for e in entries if e.gate == config.name], notes + warnings)
+            return HistoryRead(_ours(entries, config), notes + warnings)
     entries, warnings = history.read(path)
-    return HistoryRead([e for e in entries if e.gate == config.name], notes + warnings)
+    return HistoryRead(_ours(entries, config), notes + warnings)
+
+
+def _ours(entries: list[Entry], config: GateConfig) -> list[Entry]:
+    """This gate's entries, each suite's metrics under the names its kind uses now (`SuiteBase.renamed`)."""
+    names = {name: type(suite).renamed for name, suite in config.suites.items() if type(suite).renamed}
+    return [e.renamed(names) for e in entries if e.gate == config.name]
 
 
 def should_record(config: GateConfig, settings: Settings, event: dict[str, Any] | None,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,12 @@ class Entry:
         when = time or report.get("generated_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
         return cls(schema=SCHEMA, gate=str(report.get("gate") or ""), commit=commit or report.get("commit"),
                    ref=ref, time=str(when), verdict=str(report.get("verdict")), suites=suites)
+
+    def renamed(self, names: Mapping[str, Mapping[str, str]]) -> Entry:
+        """This entry with the metrics each suite's kind renamed since it was recorded (suite -> {old: new}) under
+        their new names, where the new name is not there already: a renamed metric's trend continues."""
+        suites = {name: _renamed_suite(suite, names.get(name) or {}) for name, suite in self.suites.items()}
+        return replace(self, suites=suites) if suites != self.suites else self
 
     @classmethod
     def from_dict(cls, data: Any) -> Entry:
@@ -170,6 +176,20 @@ def _value(suite: Any, metric: str, level: str, key: dict | None) -> float | Non
         elif {str(k): str(v) for k, v in (group.get("key") or {}).items()} == wanted:
             return value
     return sum(values) / len(values) if values else None
+
+
+def _renamed_suite(suite: dict, names: Mapping[str, str]) -> dict:
+    def rename(metrics: Any) -> Any:
+        if not isinstance(metrics, dict) or not names.keys() & metrics.keys():
+            return metrics
+        return {(names[k] if k in names and names[k] not in metrics else k): v for k, v in metrics.items()}
+
+    if not names or not isinstance(suite, dict):
+        return suite
+    groups = suite.get("groups")
+    return {**suite, "metrics": rename(suite.get("metrics")),
+            **({"groups": [{**g, "metrics": rename(g.get("metrics"))} if isinstance(g, dict) else g for g in groups]}
+               if isinstance(groups, list) else {})}
 
 
 def _number(value: Any) -> float | None:

@@ -39,3 +39,27 @@ def test_the_migrated_snapshot_equals_the_one_written_with_new_names(capsys):
 
 def test_without_renames_nothing_moves():
     assert "faithfulness" in read_snapshot(BEFORE).groups[0].metrics
+
+
+def test_history_entries_recorded_before_the_rename_continue_the_trend(tmp_path):
+    """A history entry holds `faithfulness`; read for a gate whose RAG suite now says `context_similarity`, the
+    trend continues under the new name (the suite's other kind-less or other-kind suites are left alone)."""
+    from gate.baselines import flow
+    from gate.baselines.history import Entry
+    from gate.baselines.trends import headline
+    from gate.run import read_config
+
+    (tmp_path / "gate.yml").write_text("version: 1\nname: g\nsuites:\n  r: {kind: rag, records: r.jsonl}\n"
+                                       "  h: {kind: heuristic, records: h.jsonl}\nhistory: {path: hist.jsonl}\n")
+    old = {"kind": "rag", "metrics": {}, "fingerprint": {},
+           "groups": [{"level": "group", "key": {"system": "s"}, "metrics": {"faithfulness": 0.75, "mrr": 0.5}}]}
+    other = {"kind": "heuristic", "metrics": {"faithfulness": 1.0}, "groups": []}  # not the rag kind's name
+    newer = {**old, "groups": [{**old["groups"][0], "metrics": {"context_similarity": 0.8}}]}
+    entries = [Entry(1, "g", "a" * 40, "refs/heads/main", "2026-11-01T00:00:00Z", "pass", {"r": old, "h": other}),
+               Entry(1, "g", "b" * 40, "refs/heads/main", "2026-11-02T00:00:00Z", "pass", {"r": newer})]
+    (tmp_path / "hist.jsonl").write_text("".join(e.to_json() + "\n" for e in entries))
+    config = read_config(tmp_path / "gate.yml")
+    read = flow.read_history(config, tmp_path, None)
+    assert [headline(e.suites["r"], "context_similarity") for e in read.entries] == [0.75, 0.8]
+    assert read.entries[0].suites["r"]["groups"][0]["metrics"]["mrr"] == 0.5
+    assert read.entries[0].suites["h"]["metrics"] == {"faithfulness": 1.0}
