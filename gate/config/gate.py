@@ -255,4 +255,10 @@ def json_schema() -> dict:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "llm-quality-gate gate.yml"
     schema["description"] = WORKSPACE_RULE
+    for cls in suite_models():  # a retired setting stays valid for editors too, marked deprecated
+        properties = schema.get("$defs", {}).get(cls.__name__, {}).get("properties", {})
+        for old, new in cls.renamed.items():
+            if new in properties and old not in properties:
+                properties[old] = {**properties[new], "deprecated": True,
+                                   "description": f"Deprecated: the old name of `{new}`, read as it with a warning."}
     return schema

@@ -87,3 +87,20 @@ def test_a_run_prints_the_warnings_on_stderr(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == len(config.warnings) == 5
     assert all(line.startswith("warning: ") and not line.startswith("::") for line in err)
+
+
+def test_the_json_schema_accepts_a_retired_setting_as_deprecated():
+    """Editors validating gate.yml against `llm-gate schema` accept the old name too, marked deprecated."""
+    import jsonschema
+    import yaml
+
+    from gate.config import json_schema
+
+    schema = json_schema()
+    old = schema["$defs"]["RagSuiteConfig"]["properties"]["faithfulness_threshold"]
+    assert old["deprecated"] is True and old["maximum"] == 1
+    document = yaml.safe_load(OLD.replace("2026-12-01", "\"2026-12-01\""))  # YAML reads a bare date as a date
+    jsonschema.validate(document, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**document, "suites": {"r": {**document["suites"]["r"], "faithfulness_treshold": 0.5}}},
+                            schema)
