@@ -15,19 +15,17 @@ from dataclasses import replace
 from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from gate import io, report
 from gate.baselines import comparison, flow, history
 from gate.baselines.snapshots import SnapshotComparison
-from gate.config import GateConfig, GraderConfig, ReportFormat, SuiteBase, grader_access
+from gate.config import GateConfig, ReportFormat, SuiteBase
 from gate.config.loader import load_config
 from gate.config.renamed import warning_lines
 from gate.config.settings import FailOn, Settings
 from gate.errors import ExitCode, interrupt
 from gate.judge import GateVerdict, Verdict, VerdictSettings, judge_gate, judge_suite, weigh_gate_changes
 from gate.kinds import KINDS, get_kind
-from gate.kinds.base import Grader
 from gate.kinds.needs import needed_models
 from gate.publish import bundle as publishing
 from gate.publish.check_name import refusal_error
@@ -69,6 +67,7 @@ from gate.steps import (
     written_folders,
 )
 from gate.steps.generation import fingerprinted, generate_records
+from gate.steps.grading import llm_grader
 from gate.steps.pull_request import PullRequest, pull_request
 
 
@@ -188,20 +187,6 @@ def torch_runtime(config: GateConfig, base_dir: Path, settings: Settings) -> Tor
     the suites (the words and gate.yml field of a missing model's advice) from their kinds."""
     return TorchRuntime(config.runtime, base_dir, model_dirs=settings.model_dirs, hub_offline=settings.hub_offline,
                         pull_into=settings.model_dir, roles=[need.use for need in needed_models(config)])
-
-
-def llm_grader(settings: Settings, selected: Sequence[tuple[str, SuiteBase]], cache_dir: Path) -> Grader:
-    """The LLM grader for the suites that enable one. Every enabled one of `selected` is checked first against what
-    the workflow allows (`settings.grader`: endpoints, key variable, never a GitHub token), located in gate.yml."""
-    access = settings.grader
-    grader_access.check(selected, access, settings.config_path)
-
-    def grade(kind: str, config: GraderConfig, items: Sequence[Any]) -> Any:
-        client = get_kind(kind).grade
-        if client is None:
-            raise TypeError(f"the {kind} kind asked for an LLM grader but registers no client (Kind.grade)")
-        return client(config, access.key(config), items, cache_dir / "judge" if config.cache else None)
-    return grade
 
 
 # ---------------------------------------------------------------- judge
