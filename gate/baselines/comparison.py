@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gate import io
+from gate.baselines.renamed import renamed_snapshot
 from gate.baselines.snapshots import Snapshot, SnapshotComparison, age_in_days, compare
 from gate.config import GateConfig, SuiteBase
 from gate.errors import InputError, Problem
@@ -43,7 +44,7 @@ def read_snapshot(path: Path, renamed: Mapping[str, str] | None = None) -> Snaps
     snapshot = _read_snapshot(path)
     if snapshot is None or not renamed:
         return snapshot
-    snapshot, old = snapshot.renamed(renamed)
+    snapshot, old = renamed_snapshot(snapshot, renamed)
     for name in old:
         sys.stderr.write(f"warning: {io.display_path(path)}: blessed when `{renamed[name]}` was called `{name}`; "
                          f"read as `{renamed[name]}` (the same measure); bless again to write the new name\n")

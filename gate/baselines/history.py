@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gate import io
+from gate.baselines.renamed import renamed_record
 from gate.errors import Problem, describe
 
 SCHEMA = 1
@@ -66,7 +67,7 @@ class Entry:
     def renamed(self, names: Mapping[str, Mapping[str, str]]) -> Entry:
         """This entry with the metrics each suite's kind renamed since it was recorded (suite -> {old: new}) under
         their new names, where the new name is not there already: a renamed metric's trend continues."""
-        suites = {name: _renamed_suite(suite, names.get(name) or {}) for name, suite in self.suites.items()}
+        suites = {name: renamed_record(suite, names.get(name) or {}) for name, suite in self.suites.items()}
         return replace(self, suites=suites) if suites != self.suites else self
 
     @classmethod
@@ -176,20 +177,6 @@ def _value(suite: Any, metric: str, level: str, key: dict | None) -> float | Non
         elif {str(k): str(v) for k, v in (group.get("key") or {}).items()} == wanted:
             return value
     return sum(values) / len(values) if values else None
-
-
-def _renamed_suite(suite: dict, names: Mapping[str, str]) -> dict:
-    def rename(metrics: Any) -> Any:
-        if not isinstance(metrics, dict) or not names.keys() & metrics.keys():
-            return metrics
-        return {(names[k] if k in names and names[k] not in metrics else k): v for k, v in metrics.items()}
-
-    if not names or not isinstance(suite, dict):
-        return suite
-    groups = suite.get("groups")
-    return {**suite, "metrics": rename(suite.get("metrics")),
-            **({"groups": [{**g, "metrics": rename(g.get("metrics"))} if isinstance(g, dict) else g for g in groups]}
-               if isinstance(groups, list) else {})}
 
 
 def _number(value: Any) -> float | None:

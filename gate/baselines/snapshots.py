@@ -129,23 +129,6 @@ class Snapshot:
                        metrics=_means(metric_runs, run.metrics), groups=(*new_groups, *groups.values()),
                        items=tuple(merged), runs=self.runs + 1, metric_runs=metric_runs)
 
-    def renamed(self, names: Mapping[str, str]) -> tuple[Snapshot, tuple[str, ...]]:
-        """This snapshot with the metrics and item values its kind renamed since it was blessed (old -> new) under
-        their new names, where the new name is not there already; and the old names it held. The method behind a
-        renamed value is unchanged (a changed method changes the suite's fingerprint instead)."""
-        def rename(values: Mapping[str, Any]) -> dict[str, Any]:
-            return {(names[k] if k in names and names[k] not in values else k): v for k, v in values.items()}
-
-        held = {k for k in names if k in self.metrics or any(k in g.metrics for g in self.groups)
-                or any(k in i.values for i in self.items)}
-        if not held:
-            return self, ()
-        groups = tuple(replace(g, metrics=rename(g.metrics), runs=rename(g.runs)) for g in self.groups)
-        items = tuple(replace(i, values=rename(i.values), variances=rename(i.variances), counts=rename(i.counts),
-                              thirds=rename(i.thirds)) for i in self.items)
-        return replace(self, metrics=rename(self.metrics), groups=groups, items=items,
-                       metric_runs=rename(self.metric_runs)), tuple(sorted(held))
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": self.schema, "gate": self.gate, "suite": self.suite, "kind": self.kind,
