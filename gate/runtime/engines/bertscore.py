@@ -4,17 +4,15 @@ Unlike `bert_score.score`, each unique text is encoded once per engine and its t
 across calls, batches are sorted by token length, the model runs on CPU or CUDA in fp32/fp16/bf16,
 and texts over the model's limit are windowed instead of silently truncated.
 
-Same as bert-score (equal within 1e-4 for texts within the limit): tokenization as `sent_encode`
-(strip; empty -> special tokens only; RoBERTa/GPT-2 get `add_prefix_space=True`, set when the
-tokenizer is created because transformers 5 ignores it as an `encode` argument; `use_fast=False`),
-minus truncation; the model as `get_model` (AutoModel — a plain BERT runs as `gate.runtime.engines.bert`, the same
-forward pass without transformers' modeling imports —, eval, the encoder of an encoder-decoder, the
-first `layer` layers); weights 1 with CLS/SEP 0, or `get_idf_dict` idf log((N+1)/(df+1)) over the idf
-corpus (unseen tokens log(N+1)); greedy cosine matching `greedy_cos_idf` (CLS/SEP take part in the
-max, P/R are weight-normalised means of the best matches, F = 2PR/(P+R)); an empty candidate or
-reference gives P = R = F = 0; a NaN F becomes 0; rescaling is (x - b) / (1 - b). One deviation:
-bert-score multiplies padded similarities by 0, so in a padded batch a token whose best cosine is
-negative gets 0 (batch-dependent); we mask padding out of the max.
+Same as bert-score (equal within 1e-4 for texts within the limit): tokenization as `sent_encode` (strip; empty ->
+special tokens only; RoBERTa/GPT-2 get `add_prefix_space=True`, set when the tokenizer is created because
+transformers 5 ignores it as an `encode` argument; `use_fast=False`), minus truncation; the model as `get_model`
+(AutoModel, or for a plain BERT `gate.runtime.engines.bert`: the same forward pass; eval, the encoder of an
+encoder-decoder, the first `layer` layers); weights 1 with CLS/SEP 0, or `get_idf_dict` idf log((N+1)/(df+1)) over
+the idf corpus (unseen tokens log(N+1)); greedy cosine matching `greedy_cos_idf` (CLS/SEP take part in the max, P/R
+are weight-normalised means of the best matches, F = 2PR/(P+R)); an empty candidate or reference gives P = R = F =
+0; a NaN F becomes 0; rescaling is (x - b) / (1 - b). One deviation: bert-score multiplies padded similarities by 0,
+so in a padded batch a token whose best cosine is negative gets 0 (batch-dependent); we mask padding out of the max.
 
 Long texts: a text over `max_tokens` (special tokens included) has its content tokens encoded in
 overlapping windows of W = max_tokens - (number of special tokens) tokens, each wrapped in the special
