@@ -16,7 +16,9 @@ import json
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from gate import io
 
 WEIGHTS = "model.safetensors"
 IMPLEMENTATION = "gate-bert-1"  # in the cache's namespace: states computed one way never mix with the other's
@@ -48,13 +50,12 @@ def required_keys(config: dict[str, Any]) -> list[str]:
 
 def native_bert(model_dir: Path) -> NativeBert | None:
     """The checkpoint at `model_dir` if the gate's own BERT encoder runs it, else None (transformers does)."""
+    config, weights = io.read_json_quiet(model_dir / "config.json"), model_dir / WEIGHTS
+    if not isinstance(config, dict) or not _plain_bert(config):
+        return None
     try:
-        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-        weights = model_dir / WEIGHTS
-        if not isinstance(config, dict) or not _plain_bert(config) or not weights.is_file():
-            return None
-        keys = _safetensors_keys(weights)
-    except (OSError, ValueError, TypeError, KeyError):
+        keys = io.read_binary(weights, _safetensors_keys)  # a missing file, a FIFO or a device: OSError
+    except (OSError, ValueError):
         return None
     if keys is None:
         return None
@@ -74,17 +75,16 @@ def _plain_bert(config: dict[str, Any]) -> bool:
             and isinstance(config.get("layer_norm_eps", 1e-12), float))
 
 
-def _safetensors_keys(path: Path) -> set[str] | None:
-    """The tensor names in a safetensors file's header (8-byte little-endian length, then JSON), read without
+def _safetensors_keys(stream: IO[bytes]) -> set[str] | None:
+    """The fp32 tensor names in a safetensors file's header (8-byte little-endian length, then JSON), read without
     loading the weights; None when the header is not one."""
-    with path.open("rb") as handle:
-        head = handle.read(8)
-        if len(head) != 8:
-            return None
-        (size,) = struct.unpack("<Q", head)
-        if not 0 < size <= _HEADER_LIMIT:
-            return None
-        header = json.loads(handle.read(size))
+    head = stream.read(8)
+    if len(head) != 8:
+        return None
+    (size,) = struct.unpack("<Q", head)
+    if not 0 < size <= _HEADER_LIMIT:
+        return None
+    header = json.loads(stream.read(size))
     if not isinstance(header, dict):
         return None
     return {k for k, v in header.items() if k != "__metadata__" and isinstance(v, dict) and v.get("dtype") == "F32"}

@@ -55,11 +55,10 @@ def entries_namespace(runtime: TorchRuntime, key: EngineKey, what: str, max_toke
 def _namespace(runtime: TorchRuntime, key: EngineKey, *entries: object) -> str:
     fingerprint = engine_fingerprint(runtime, key)
     choice = runtime.choice
-    path = runtime.resolve(key.name).path
-    own = (IMPLEMENTATION,) if runs_natively(key.kind, path) else ()
+    resolved = runtime.resolve(key.name)
+    own = (IMPLEMENTATION,) if runs_natively(key.kind, resolved.path) else ()
     return ArrayCache.namespace(key.kind, key.layer, fingerprint.weights, fingerprint.libraries,
-                                models.files_digest(runtime.resolve(key.name)), choice.device, choice.dtype, *own,
-                                *entries)
+                                models.files_digest(resolved), choice.device, choice.dtype, *own, *entries)
 
 
 def runs_natively(kind: str, path: Path) -> bool:
