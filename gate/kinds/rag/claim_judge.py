@@ -33,6 +33,7 @@ MAX_CLAIMS = 32  # claims taken from one decomposition reply; more is an unreada
 MAX_CLAIM_CHARS = 500
 MAX_REPLY_CHARS = 20_000
 QUOTE = 80  # characters of a bad reply quoted in its reason
+NOT_ASKED = "no contexts or no answer"  # an answer the judge is not asked to decompose
 
 CLAIM_TEMPLATE = """You verify one claim of an answer against the retrieved context.
 
@@ -113,7 +114,7 @@ def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: Cl
         split = {item.key: (parse_claims(s.reply) if s.reply is not None else Decomposed(reason=s.reason))
                  for item, s in zip(asked, run.scores, strict=True)} if run else {
                      item.key: Decomposed(reason=BUDGET_EXHAUSTED) for item in asked}
-        claims = [split.get(str(i), Decomposed(reason="no contexts or no answer")) for i in range(len(records))]
+        claims = [split.get(str(i), Decomposed(reason=NOT_ASKED)) for i in range(len(records))]
     else:
         claims = [Decomposed(tuple(v.claim for v in a.verdicts)) for a in scores.answers]
     items = [GraderItem(f"{i}:{j}", "claim_support", r.query, c or "", claim, "")
@@ -136,9 +137,9 @@ def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: Cl
                 row["llm_unsupported_claims"] = UNSUPPORTED_SEPARATOR.join(
                     c for c, ok in zip(decomposed.claims, supported, strict=True) if not ok)
                 if answer.faithfulness is not None:
-                    same = [(answer.faithfulness == 1.0) == all(supported)]
-                    row["claim_agreement"] = float(same[0])
-                    agreed, compared = agreed + sum(same), compared + 1
+                    agrees = (answer.faithfulness == 1.0) == all(supported)
+                    row["claim_agreement"] = float(agrees)
+                    agreed, compared = agreed + agrees, compared + 1
             else:
                 same = [a == v.supported for a, v in zip(supported, answer.verdicts, strict=True)]
                 row["claim_agreement"] = sum(same) / len(same)
@@ -148,7 +149,7 @@ def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: Cl
 
 
 def _ask(context: ScoringContext, suite: RagSuiteConfig, template: str, items: list[GraderItem],
-         spent: int = 0) -> GraderRun | None:
+         spent: int) -> GraderRun | None:
     """The grader's run of `items` with `template`, within what is left of the judge's token budget after `spent`;
     None when there is nothing to ask or no budget left."""
     budget = suite.judge.budget_tokens
@@ -168,6 +169,6 @@ def _note(suite: RagSuiteConfig, llm: bool, agreed: int, compared: int, claims: 
             f"{compared} {unit}" + (f" ({agreed / compared:.0%})" if compared else ""))
     if unscored := sum(1 for s in said.values() if s is None):
         note += f"; {unscored} claims unscored, their answers unmeasured"
-    if llm and (undecomposed := [d.reason for d in claims if d.reason and d.reason != "no contexts or no answer"]):
+    if llm and (undecomposed := [d.reason for d in claims if d.reason and d.reason != NOT_ASKED]):
         note += f"; {len(undecomposed)} answers not decomposed (first: {undecomposed[0]})"
     return note + "."

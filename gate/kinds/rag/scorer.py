@@ -203,8 +203,8 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         items=tuple(_item(records[i][1], records[i][0], values[i], columns,
                           claims.answers[i].unsupported if claims else ()) for i in range(len(records))),
         item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns,
-                      *BLEU_STATISTICS,  # the LLM's unsupported claims only where it decomposes
-                      *TEXT_COLUMNS[: 0 if claims is None else 2 if suite.claim_decomposition == "llm" else 1]),
+                      *BLEU_STATISTICS, *(("unsupported_claims",) if claims else ()),
+                      *(("llm_unsupported_claims",) if llm_claims and suite.claim_decomposition == "llm" else ())),
         unmeasured=tuple(gaps), fingerprint=fingerprint,
         details=RagDetails(
             RagSettings(k=tuple(suite.k), embedding=embedding,
