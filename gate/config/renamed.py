@@ -39,16 +39,21 @@ def apply_renames(data: dict[str, Any], root: yaml.Node | None, filename: str,
                 if old in mapping:
                     _rename_key(mapping, old, new, path, root, filename, errors, warnings)
         criterion = (suite.get("items") or {}).get("criterion") if isinstance(suite.get("items"), dict) else None
-        if isinstance(criterion, dict) and isinstance(criterion.get("metric"), str) and criterion["metric"] in names:
-            old = criterion["metric"]
-            criterion["metric"] = names[old]
-            warnings.append(_warning(filename, root, (*where, "items", "criterion", "metric"), old, names[old]))
+        warnings += _rename_metric(criterion, names, (*where, "items", "criterion"), root, filename)
         for index, waiver in enumerate(data.get("waivers") or []):
-            if isinstance(waiver, dict) and waiver.get("suite") == name and waiver.get("metric") in names:
-                old = waiver["metric"]
-                waiver["metric"] = names[old]
-                warnings.append(_warning(filename, root, ("waivers", index, "metric"), old, names[old]))
+            if isinstance(waiver, dict) and waiver.get("suite") == name:
+                warnings += _rename_metric(waiver, names, ("waivers", index), root, filename)
     return errors, warnings
+
+
+def _rename_metric(holder: Any, names: Mapping[str, str], path: tuple[str | int, ...], root: yaml.Node | None,
+                   filename: str) -> list[Problem]:
+    """A retired name as the `metric:` value of `holder` (a criterion, a waiver) rewritten, with its warning."""
+    old = holder.get("metric") if isinstance(holder, dict) else None
+    if not isinstance(old, str) or old not in names:
+        return []
+    holder["metric"] = names[old]
+    return [_warning(filename, root, (*path, "metric"), old, names[old])]
 
 
 def _mappings(suite: dict[str, Any], where: tuple[str, ...], fields: tuple[str, ...],
