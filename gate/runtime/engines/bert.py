@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gate.runtime.engines.hf import quiet_transformers
 from gate.runtime.engines.native import NativeBert, native_bert, required_keys
 
 Weights = dict[str, torch.Tensor]
@@ -126,4 +127,5 @@ def native_or_auto(model_dir: Path) -> Any:
         return load(checkpoint)
     from transformers import AutoModel
 
+    quiet_transformers()
     return AutoModel.from_pretrained(str(model_dir)).eval()

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import AutoTokenizer, GPT2Tokenizer, RobertaTokenizer
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
 from gate.runtime.engines import batching, heap, tokens
@@ -46,9 +45,6 @@ from gate.runtime.engines.scores import RawBertScores  # defined without torch, 
 
 def _config_error(title: str, **problem) -> ConfigError:
     return ConfigError(title, [Problem(**problem)])
-
-
-_PREFIX_SPACE = (GPT2Tokenizer, RobertaTokenizer)  # bert-score encodes these with add_prefix_space=True
 
 
 def greedy_cos_idf(cand, cand_mask, cand_weight, ref, ref_mask, ref_weight, empty):
@@ -117,7 +113,7 @@ class BertScoreEngine:
         self.max_positions = batching.position_budget(batch_tokens, self.device.type,
                                                     batching.hidden_width(model.config))
         self._kwargs = {"verbose": False}
-        if isinstance(tokenizer, _PREFIX_SPACE):
+        if tokens.prefix_space(tokenizer):
             self._kwargs["add_prefix_space"] = True
         self._prefix, self._suffix = self._special_template()
         self.window = self.max_tokens - len(self._prefix) - len(self._suffix)
@@ -136,12 +132,7 @@ class BertScoreEngine:
     ) -> BertScoreEngine:
         torch_dtype = tokens.torch_dtype(dtype, "BERTScore model")
         try:
-            tokenizer = AutoTokenizer.from_pretrained(str(model_dir), use_fast=False)
-            if isinstance(tokenizer, _PREFIX_SPACE) and not getattr(tokenizer, "add_prefix_space", False):
-                # bert-score passes add_prefix_space=True to encode(); transformers 5 ignores it there
-                tokenizer = AutoTokenizer.from_pretrained(
-                    str(model_dir), use_fast=False, add_prefix_space=True
-                )
+            tokenizer = tokens.bert_score_tokenizer(str(model_dir))
             model = native_or_auto(Path(model_dir))
         except OSError as exc:
             raise ModelUnavailable(

@@ -33,6 +33,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 from gate.errors import ModelUnavailable
 from gate.runtime.engines import batching, tokens
 from gate.runtime.engines.fused import fuse_activations
+from gate.runtime.engines.hf import quiet_transformers
 from gate.runtime.engines.memo import WindowMemo
 from gate.runtime.engines.progress import model_progress
 
@@ -116,6 +117,7 @@ def load_checkpoint(model_dir: str, *, device: str, dtype: str, label: str, what
     torch_dtype = tokens.torch_dtype(dtype, label)
     if not Path(model_dir).is_dir():
         raise ModelUnavailable(f"no model directory at {model_dir}", fix=fix)
+    quiet_transformers()
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
         model, info = AutoModelForSequenceClassification.from_pretrained(str(model_dir), output_loading_info=True)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from gate.runtime.engines import batching
+from gate.runtime.engines.hf import quiet_transformers
 from gate.runtime.engines.progress import model_progress
 
 _DTYPES = ("float32", "fp32", "float16", "fp16", "half", "bfloat16", "bf16")
@@ -74,6 +75,7 @@ class SentenceEmbedder:
             else:
                 from sentence_transformers import SentenceTransformer
 
+                quiet_transformers()
                 model = SentenceTransformer(str(model_dir), device=device)
         except OSError as exc:
             raise ModelUnavailable(

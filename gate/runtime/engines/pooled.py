@@ -1,5 +1,6 @@
-"""A sentence-transformers model of the plain shape — Transformer, mean Pooling, optional Normalize — run with
-transformers alone.
+"""A sentence-transformers model of the plain shape — Transformer, mean Pooling, optional Normalize — run without
+sentence-transformers (and, for a BERT checkpoint with BERT's tokenizer, without transformers:
+`gate.runtime.engines.bert`, `gate.runtime.engines.wordpiece`).
 
 all-MiniLM-L6-v2 and most sentence-embedding models are exactly that. `SentenceTransformer` adds ~1.6 s of imports
 to every run that embeds (scikit-learn and pandas come with it) for what is one forward pass, a masked
@@ -56,11 +57,10 @@ class PooledEncoder:
     the embedding dimension, `modules()`, `eval()` and `to(dtype=…)`."""
 
     def __init__(self, model_dir: Path, layout: PlainLayout, device: str = "cpu") -> None:
-        from transformers import AutoTokenizer
-
+        from gate.runtime.engines import wordpiece
         from gate.runtime.engines.bert import native_or_auto
 
-        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        self.tokenizer = wordpiece.load(model_dir) or _auto_tokenizer(model_dir)
         self.model = native_or_auto(model_dir).to(device)
         self.model.eval()
         self.max_seq_length = layout.max_seq_length
@@ -88,9 +88,19 @@ class PooledEncoder:
         import torch
 
         with torch.inference_mode():
-            features = self.tokenizer(list(texts), padding=True, truncation="longest_first",
-                                      max_length=self.max_seq_length, return_tensors="pt").to(self.device)
+            features = {name: tensor.to(self.device) for name, tensor in self.tokenizer(
+                list(texts), padding=True, truncation="longest_first", max_length=self.max_seq_length,
+                return_tensors="pt").items()}
             tokens = self.model(**features)[0]
             mask = features["attention_mask"].unsqueeze(-1).expand(tokens.size()).to(tokens.dtype)
             pooled = torch.sum(tokens * mask, 1) / torch.clamp(mask.sum(1), min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1) if self.normalize else pooled
+
+
+def _auto_tokenizer(model_dir: Path) -> Any:
+    from transformers import AutoTokenizer
+
+    from gate.runtime.engines.hf import quiet_transformers
+
+    quiet_transformers()
+    return AutoTokenizer.from_pretrained(str(model_dir))

@@ -123,7 +123,6 @@ class TorchRuntime:
         layer = resolve_layer(spec)
         engine = self._bertscore.get((resolved.path, layer))
         if engine is None:
-            _quiet_transformers()
             choice = self.device
             try:
                 engine = bertscore.BertScoreEngine.load(str(resolved.path), layer=layer, device=choice.device,
@@ -213,7 +212,6 @@ class TorchRuntime:
 
     def _load(self, cache: dict[Path, Any], resolved: models.ResolvedModel, role: ModelRole, loader: Any) -> Any:
         if resolved.path not in cache:
-            _quiet_transformers()
             choice = self.device
             try:
                 engine = loader(str(resolved.path), device=choice.device, dtype=choice.dtype,
@@ -263,14 +261,6 @@ def bertscore_result(spec: BertScoreSpec, layer: int, precision: ArrayLike, reca
         windowed=tuple(bool(x) for x in windowed), max_tokens=int(max_tokens), layer=layer,
         fingerprint=fingerprint, notes=tuple(notes),
     )
-
-
-def _quiet_transformers() -> None:
-    """transformers' own "Loading weights" bars and warnings would drown the gate's output in CI logs."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
 
 
 def _library_versions(*names: str) -> tuple[tuple[str, str], ...]:

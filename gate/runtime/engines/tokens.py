@@ -1,15 +1,19 @@
 """What the BERTScore engine and the classifier share: dtypes, token limits, special-token templates,
-windows over long texts, and length-sorted padded batches.
+windows over long texts, and length-sorted padded batches; and the tokenizer bert-score loads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 import torch
 
 from gate.errors import ConfigError, ModelUnavailable, Problem
+from gate.runtime.engines import wordpiece
 from gate.runtime.engines.batching import NO_LIMIT, budget_batches
+from gate.runtime.engines.hf import quiet_transformers
 
 DTYPES = {
     **dict.fromkeys(("float32", "fp32"), torch.float32),
@@ -74,3 +78,28 @@ def padded_batches(sequences: Iterable[Ids], batch_size: int, pad_id: int,
             input_ids[row, : len(seq)], mask[row, : len(seq)] = torch.tensor(seq, dtype=torch.long), 1
         batches.append((batch, input_ids, mask))
     return batches
+
+
+def prefix_space(tokenizer: Any) -> bool:
+    """bert-score encodes GPT-2 and RoBERTa tokenizers with add_prefix_space=True."""
+    if isinstance(tokenizer, wordpiece.WordPieceTokenizer):
+        return False
+    from transformers import GPT2Tokenizer, RobertaTokenizer
+
+    return isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer))
+
+
+def bert_score_tokenizer(model_dir: str) -> Any:
+    """bert-score's `AutoTokenizer.from_pretrained(dir, use_fast=False)`, by `gate.runtime.engines.wordpiece` where it
+    reproduces it (transformers unimported), else by transformers (RoBERTa and GPT-2 with add_prefix_space=True)."""
+    native = wordpiece.load(Path(model_dir))
+    if native is not None:
+        return native
+    from transformers import AutoTokenizer
+
+    quiet_transformers()
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, use_fast=False)
+    if prefix_space(tokenizer) and not getattr(tokenizer, "add_prefix_space", False):
+        # bert-score passes add_prefix_space=True to encode(); transformers 5 ignores it there
+        tokenizer = AutoTokenizer.from_pretrained(model_dir, use_fast=False, add_prefix_space=True)
+    return tokenizer
