@@ -60,6 +60,7 @@ def test_put_then_get_and_misses_are_counted(tmp_path):
 def test_a_corrupt_entry_on_disk_is_deleted_and_missed(tmp_path):
     cache = ArrayCache(tmp_path, 2**30)
     cache.put(NS, "hello", np.ones(4, np.float32))
+    cache.flush()  # one small entry: a loose file
     (path,) = entry_files(cache)
     path.write_bytes(path.read_bytes()[:-3])
     assert cache.get_many(NS, ["hello"]) == {}
@@ -97,6 +98,7 @@ def test_a_full_disk_mid_write_leaves_no_torn_entry(tmp_path):
     """A real EFBIG from the kernel (RLIMIT_FSIZE) while writing an entry: the temp file goes, the run goes on."""
     cache = ArrayCache(tmp_path, 2**30)
     cache.put(NS, "small", np.ones(4, np.float32))
+    cache.flush()  # written before the disk fills
     old_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
     old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
@@ -116,6 +118,7 @@ def test_the_size_cap_evicts_least_recently_used_first(tmp_path):
     cache = ArrayCache(tmp_path, 10 * 4200)
     for i in range(10):
         cache.put(NS, f"text {i}", entry)
+        cache.flush()  # loose files, one each
     for path, age in zip(entry_files(cache), range(100, 0, -10), strict=False):
         import os
 

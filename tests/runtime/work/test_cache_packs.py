@@ -47,6 +47,37 @@ def test_small_entries_are_packed_at_the_end_of_a_run_and_read_back_bit_for_bit(
     assert files(tmp_path)[0] == pack_files  # reading alone rewrites nothing
 
 
+def test_a_run_writes_its_small_entries_as_one_pack_and_no_loose_file(tmp_path, monkeypatch):
+    written: list[Path] = []
+    original = blobs.write_blob
+    monkeypatch.setattr(blobs, "write_blob", lambda path, data: written.append(path) or original(path, data))
+    cache = ArrayCache(tmp_path, 2**30)
+    for i in range(40):
+        cache.put(NS, f"text {i}", vector(i))
+    assert written == [] and files(tmp_path) == ([], [])  # held until the run ends
+    found = cache.get_many(NS, ["text 3"])  # a lookup in the same run finds what it put
+    assert np.array_equal(found["text 3"][0], vector(3))
+    assert cache.finish().written == 40
+    assert len(written) == 1 and written[0].name.endswith(packs.PACK_SUFFIX) and files(tmp_path)[1] == []
+
+
+def test_small_entries_are_written_once_flush_bytes_wait_and_a_killed_run_loses_only_those(tmp_path, monkeypatch):
+    from gate.runtime.work import cache as cache_module
+
+    entry_bytes = len(cache_module.encode_entry("k" * 64, vector(0), False))
+    monkeypatch.setattr(cache_module, "FLUSH_BYTES", 20 * entry_bytes)
+    cache = ArrayCache(tmp_path, 2**30)
+    assert cache.get_many(NS, ["text 0"]) == {}  # the namespace's packs opened before any was written
+    for i in range(30):
+        cache.put(NS, f"text {i}", vector(i))
+    assert len(files(tmp_path)[0]) == 1  # the first 20, as a pack
+    found = cache.get_many(NS, [f"text {i}" for i in range(30)])  # written or waiting: all found this run
+    assert all(np.array_equal(found[f"text {i}"][0], vector(i)) for i in range(30))
+    del cache  # killed before `finish`: the 10 waiting are lost, recomputed next time
+    survivors = ArrayCache(tmp_path, 2**30).get_many(NS, [f"text {i}" for i in range(30)])
+    assert sorted(survivors, key=lambda t: int(t.split()[-1])) == [f"text {i}" for i in range(20)]
+
+
 def test_a_few_entries_and_large_ones_stay_loose(tmp_path):
     fill(tmp_path, [f"text {i}" for i in range(packs.PACK_AT - 1)])
     fill(tmp_path / "large", [f"text {i}" for i in range(40)], width=packs.SMALL // 4 + 1)
@@ -127,6 +158,7 @@ def test_a_cache_that_cannot_be_written_keeps_its_loose_entries(tmp_path, monkey
     cache = ArrayCache(tmp_path, 2**30)
     for i in range(10, 30):
         cache.put(NS, f"text {i}", vector(i))
+        cache.flush()  # one at a time: loose files, as an earlier version wrote every entry
 
     def full(path: Path, data: bytes) -> None:
         raise OSError(28, "No space left on device")

@@ -141,23 +141,33 @@ def _repack(directory: Path, loose: list[Path], merged: list[Path], leave_out: A
             entries[path.name] = raw
     for key in leave_out:
         entries.pop(key, None)
-    chunk: list[tuple[str, bytes]] = []
-    size = 0
-    for key in sorted(entries):
-        if chunk and size + len(entries[key]) > PACK_BYTES:
-            _write(directory, chunk)
-            chunk, size = [], 0
-        chunk.append((key, entries[key]))
-        size += len(entries[key])
-    if chunk:
-        _write(directory, chunk)
+    write_packs(directory, entries)
     for path in [*loose, *merged]:
         blobs.remove(path)
 
 
-def _write(directory: Path, entries: Sequence[tuple[str, bytes]]) -> None:
+def write_packs(directory: Path, entries: dict[str, bytes]) -> list[Path]:
+    """`entries` (key -> the whole bytes of an entry) as new packs in `directory`, none larger than `PACK_BYTES`;
+    their paths. Raises OSError (unwritable, full)."""
+    chunk: list[tuple[str, bytes]] = []
+    written: list[Path] = []
+    size = 0
+    for key in sorted(entries):
+        if chunk and size + len(entries[key]) > PACK_BYTES:
+            written.append(_write(directory, chunk))
+            chunk, size = [], 0
+        chunk.append((key, entries[key]))
+        size += len(entries[key])
+    if chunk:
+        written.append(_write(directory, chunk))
+    return written
+
+
+def _write(directory: Path, entries: Sequence[tuple[str, bytes]]) -> Path:
     data = encode_pack(entries)
-    blobs.write_blob(directory / f"pack-{hashlib.sha256(data).hexdigest()[:24]}{PACK_SUFFIX}", data)
+    path = directory / f"pack-{hashlib.sha256(data).hexdigest()[:24]}{PACK_SUFFIX}"
+    blobs.write_blob(path, data)
+    return path
 
 
 def _intact_entries(path: Path) -> dict[str, bytes]:
