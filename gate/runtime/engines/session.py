@@ -73,8 +73,9 @@ class TorchRuntime:
     @property
     def device(self) -> DeviceChoice:
         if self._device is None:
-            from gate.runtime.engines import device
+            from gate.runtime.engines import device, heap
 
+            heap.import_for_the_run("torch")
             self._device = device.select(self.config.device, self.config.precision)
             self.threads = device.set_threads(self.config.threads)
         return self._device
