@@ -5,10 +5,14 @@ gates on and writes the snippet)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from gate import io
 from gate.baselines import calibration
+from gate.baselines.renamed import renamed_record
+from gate.config.gate import retired_names
 from gate.errors import ConfigError, InputError, Problem, describe
 from gate.kinds import KINDS
 
@@ -17,7 +21,9 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
                       metrics: str | None = None, alpha: float = 0.05, scope: str = "suite",
                       floor_budget: float = 0.01, min_effect: bool = False,
                       warn_budget: float | None = calibration.WARN_BUDGET) -> None:
-    reports, problems = [], []
+    reports: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    renames = retired_names()[0]
     for path in paths:
         document, found = io.read_json_document(path)
         problems += found
@@ -27,14 +33,14 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
                                         "(written by `llm-gate run` with `json` in report.formats)",
                                         found="something else"))
             else:
-                reports.append(document.value)
+                reports.append(_renamed(document.value, renames, io.display_path(path)))
     if problems:
         raise InputError("cannot read the reports to calibrate on", problems)
     available = {kind: _metrics(reports, kind) for kind in KINDS}
     directions = {kind: {m: d.value for m in available[kind] if (d := scorer.direction(m)) is not None}
                   for kind, scorer in KINDS.items()}
     scales = calibration.scales_of({kind: scorer.metrics for kind, scorer in KINDS.items()}, available)
-    chosen = _chosen(metrics, available)
+    chosen = _chosen(metrics, available, renames)
     try:
         result = calibration.calibrate(reports, directions, z=z, warn_z=warn_z, metrics=chosen, alpha=alpha,
                                        scope=scope, floor_budget=floor_budget, min_effect=min_effect,
@@ -68,13 +74,37 @@ def calibrate_reports(paths: list[Path], z: float | None, warn_z: float | None, 
             sys.stderr.write(f"  … and {len(result.skipped) - 40} more\n")
 
 
-def _chosen(metrics: str | None, available: dict[str, set[str]]) -> dict[str, tuple[str, ...]]:
-    """By kind, the metrics to calibrate: `--metrics a,b,c` for every kind that has them, else each kind's
-    defaults. A requested name no suite of the reports has is an error: a typo would silently propose nothing."""
+def _renamed(report: dict[str, Any], renames: Mapping[str, Mapping[str, str]], shown: str) -> dict[str, Any]:
+    """`report` with the metrics its suites' kinds renamed since it was written under their new names (a warning
+    each), so reports from before and after a rename calibrate together (`gate.baselines.renamed`)."""
+    suites = report.get("suites")
+    if not isinstance(suites, list):
+        return report
+    renamed = []
+    for suite in suites:
+        names = renames.get(str(suite.get("kind")), {}) if isinstance(suite, dict) else {}
+        held = sorted(names.keys() & _names(suite)) if names else []
+        if held:
+            sys.stderr.write(f"warning: {shown}: suite {suite.get('name')!r}: "
+                             f"{', '.join(f'{old} read as {names[old]}' for old in held)} (renamed since)\n")
+            suite = renamed_record(suite, names)
+        renamed.append(suite)
+    return {**report, "suites": renamed}
+
+
+def _chosen(metrics: str | None, available: dict[str, set[str]], renames: Mapping[str, Mapping[str, str]]
+            ) -> dict[str, tuple[str, ...]]:
+    """By kind, the metrics to calibrate: `--metrics a,b,c` for every kind that has them (a retired name read as its
+    new one, with a warning), else each kind's defaults. A requested name no suite of the reports has is an error:
+    a typo would silently propose nothing."""
     if metrics is None:
         return {kind: calibration.default_metrics(kind, names) for kind, names in available.items()}
     names = tuple(dict.fromkeys(n.strip() for n in metrics.split(",") if n.strip()))
     everything = set().union(*available.values())
+    retired = {old: new for kind in renames.values() for old, new in kind.items()}
+    for old in [n for n in names if n not in everything and n in retired]:
+        sys.stderr.write(f"warning: --metrics {old}: renamed {retired[old]}; write that instead\n")
+    names = tuple(dict.fromkeys(retired[n] if n not in everything and n in retired else n for n in names))
     unknown = [n for n in names if n not in everything]
     if not names or unknown:
         known = ", ".join(sorted(everything)[:30]) or "none"
@@ -90,7 +120,13 @@ def _metrics(reports: list[dict], kind: str) -> set[str]:
     for report in reports:
         for suite in report.get("suites") or []:
             if suite.get("kind") == kind:
-                names |= set(suite.get("metrics") or {})
-                for group in suite.get("groups") or []:
-                    names |= set(group.get("metrics") or {})
+                names |= _names(suite)
+    return names
+
+
+def _names(suite: dict[str, Any]) -> set[str]:
+    """The metric names of a report.json suite, at the suite's level and its groups'."""
+    names = set(suite.get("metrics") or {})
+    for group in suite.get("groups") or []:
+        names |= set(group.get("metrics") or {}) if isinstance(group, dict) else set()
     return names

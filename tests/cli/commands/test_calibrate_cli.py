@@ -88,3 +88,27 @@ def test_warn_levels_share_the_warn_budget_and_zero_means_none(tmp_path, monkeyp
     assert run_cli(monkeypatch, "calibrate", *paths, "--warn-budget", "0") == 0
     checks = yaml.safe_load(capsys.readouterr().out)["suites"]["fb"]["checks"]
     assert not any("warn" in c[0] for c in checks.values())
+
+
+def test_reports_from_before_a_rename_calibrate_with_later_ones_under_the_new_name(tmp_path, monkeypatch, capsys):
+    """RAG's embedding measure was `faithfulness` (issue 36): three reports from before and three after calibrate as
+    six runs of `context_similarity`, and `--metrics faithfulness` is read as the new name, each with a warning."""
+    rng = np.random.default_rng(5)
+    paths = []
+    for run in range(6):
+        name = "faithfulness" if run < 3 else "context_similarity"
+        report = {"schema": 1, "suites": [{"name": "retrieval", "kind": "rag", "fingerprint": {},
+                                           "metrics": {name: float(rng.normal(0.8, 0.01)),
+                                                       "answer_relevancy": float(rng.normal(0.7, 0.01))}}]}
+        paths.append(tmp_path / f"run{run}.json")
+        paths[-1].write_text(json.dumps(report))
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(monkeypatch, "calibrate", *map(str, paths), "--metrics", "faithfulness,answer_relevancy",
+                   "-o", "proposed.yml") == 0
+    err = capsys.readouterr().err
+    assert err.count("faithfulness read as context_similarity (renamed since)") == 3 and "run0.json" in err
+    assert "--metrics faithfulness: renamed context_similarity" in err
+    text = (tmp_path / "proposed.yml").read_text()
+    assert set(yaml.safe_load(text)["suites"]["retrieval"]["checks"]) == {"context_similarity", "answer_relevancy"}
+    assert re.search(r"context_similarity: .*over 6 runs", text)  # all six runs, not the three of either name
+    assert not any(line.startswith("::") for line in err.splitlines())
