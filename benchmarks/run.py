@@ -35,7 +35,9 @@ import workload  # noqa: E402
 
 
 def measure(cmd: list[str], log: Path, cwd: Path | None = None) -> dict:
-    """Run `cmd` as a child; wall and CPU seconds and its own peak RSS (wait4's rusage of that child)."""
+    """Run `cmd` as a child; wall and CPU seconds and its own peak RSS (wait4's rusage of that child). The benchmark's
+    own file work before it (copying a cache, writing inputs) is flushed to disk first, not charged to the child."""
+    os.sync()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
     env.pop("CI", None)
     with log.open("w") as out:
