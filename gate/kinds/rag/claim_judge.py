@@ -70,6 +70,7 @@ class ClaimJudgement:
 
     values: tuple[dict[str, float | str | None], ...]
     note: str
+    unsupported: tuple[tuple[str, ...], ...] = ()  # per record, the LLM's own claims it found unsupported (llm only)
 
 
 def parse_claims(reply: str | None) -> Decomposed:
@@ -124,18 +125,20 @@ def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: Cl
     said = {item.key: s.score for item, s in zip(items, run.scores, strict=True)} if run else dict.fromkeys(
         (item.key for item in items), None)
     values: list[dict[str, float | str | None]] = []
+    unsupported: list[tuple[str, ...]] = []
     agreed = compared = 0
     for i, (answer, decomposed) in enumerate(zip(scores.answers, claims, strict=True)):
         verdicts = [said.get(f"{i}:{j}") for j in range(len(decomposed.claims))]
         row: dict[str, float | str | None] = {"llm_claim_faithfulness": None, "claim_agreement": None}
         if llm:
             row["llm_unsupported_claims"] = None
+        unsupported.append(())
         if verdicts and all(v is not None for v in verdicts):
             supported = [float(v) >= LLM_SUPPORTED for v in verdicts if v is not None]
             row["llm_claim_faithfulness"] = sum(supported) / len(supported)
             if llm:
-                row["llm_unsupported_claims"] = UNSUPPORTED_SEPARATOR.join(
-                    c for c, ok in zip(decomposed.claims, supported, strict=True) if not ok)
+                unsupported[-1] = tuple(c for c, ok in zip(decomposed.claims, supported, strict=True) if not ok)
+                row["llm_unsupported_claims"] = UNSUPPORTED_SEPARATOR.join(unsupported[-1])
                 if answer.faithfulness is not None:
                     agrees = (answer.faithfulness == 1.0) == all(supported)
                     row["claim_agreement"] = float(agrees)
@@ -145,7 +148,7 @@ def judge_claims(suite: RagSuiteConfig, records: Sequence[RagRecord], scores: Cl
                 row["claim_agreement"] = sum(same) / len(same)
                 agreed, compared = agreed + sum(same), compared + len(same)
         values.append(row)
-    return ClaimJudgement(tuple(values), _note(suite, llm, agreed, compared, claims, said))
+    return ClaimJudgement(tuple(values), _note(suite, llm, agreed, compared, claims, said), tuple(unsupported))
 
 
 def _ask(context: ScoringContext, suite: RagSuiteConfig, template: str, items: list[GraderItem],

@@ -115,6 +115,7 @@ class RagItemDetails(ItemDetails):
     expected: str
     which: str  # candidate | baseline
     unsupported: tuple[str, ...] = ()  # the answer's claims its contexts do not entail (claim_faithfulness)
+    judge_unsupported: tuple[str, ...] = ()  # the LLM judge's own claims of it, unsupported (claim_decomposition: llm)
 
 
 def _records(data: RagData) -> list[tuple[str, RagRecord]]:
@@ -201,7 +202,9 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
     return SuiteResult(
         name=name, kind=RAG_KIND, metrics={}, groups=tuple(groups),
         items=tuple(_item(records[i][1], records[i][0], values[i], columns,
-                          claims.answers[i].unsupported if claims else ()) for i in range(len(records))),
+                          claims.answers[i].unsupported if claims else (),
+                          llm_claims.unsupported[i] if llm_claims and llm_claims.unsupported else ())
+                    for i in range(len(records))),
         item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns,
                       *BLEU_STATISTICS, *(("unsupported_claims",) if claims else ()),
                       *(("llm_unsupported_claims",) if llm_claims and suite.claim_decomposition == "llm" else ())),
@@ -247,12 +250,14 @@ def _sources(records):
     return tuple(r.source_ref for r in records if r.source_ref)
 
 
-def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str], unsupported: tuple[str, ...]) -> Item:
+def _item(record: RagRecord, which: str, values: dict, columns: Sequence[str], unsupported: tuple[str, ...],
+          judge_unsupported: tuple[str, ...]) -> Item:
     system = system_of(record, which)
     extra = tuple(c for c in TEXT_COLUMNS if c in values)
     return Item(key=(("id", record.key), ("system", system), ("query", record.query), *sample_key(record.sample)),
                 values={c: values.get(c) for c in (*columns, *BLEU_STATISTICS, *extra)}, source=record.source_ref,
-                details=RagItemDetails(record.actual_answer, record.expected_answer or "", which, unsupported))
+                details=RagItemDetails(record.actual_answer, record.expected_answer or "", which, unsupported,
+                                       judge_unsupported))
 
 
 RAG = Kind(

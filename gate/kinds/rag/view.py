@@ -80,14 +80,24 @@ def _claims_setting(model: str | None, threshold: float) -> str:
 
 
 def _unsupported(result: SuiteResult, count: int) -> list[dict[str, Any]]:
-    """The candidate answers with the lowest claim_faithfulness that have an unsupported claim, worst first."""
-    found = [(item.values.get("claim_faithfulness"), item) for item in result.items
-             if _said(item).which == "candidate" and _said(item).unsupported]
-    found.sort(key=lambda pair: pair[0] if isinstance(pair[0], float) else 1.0)
+    """The candidate answers with an unsupported claim — the NLI model's sentences, or the LLM judge's own claims
+    (`claim_decomposition: llm`, advisory) — lowest claim_faithfulness first (then the judge's share)."""
+    def worst_first(item: Item) -> tuple[float, float]:
+        nli, llm = item.values.get("claim_faithfulness"), item.values.get("llm_claim_faithfulness")
+        return (nli if isinstance(nli, float) else 1.0, llm if isinstance(llm, float) else 1.0)
+
+    def shown(claims: tuple[str, ...]) -> list[str]:
+        return [inert(c, limit=300, newline=" ") for c in claims[:5]]
+
+    found = sorted((item for item in result.items if _said(item).which == "candidate"
+                    and (_said(item).unsupported or _said(item).judge_unsupported)), key=worst_first)
     return [{"query": inert(dict(item.key).get("query", ""), limit=200, newline=" "),
-             "system": inert(dict(item.key).get("system", ""), limit=60), "score": number(score),
-             "claims": [inert(c, limit=300, newline=" ") for c in _said(item).unsupported[:5]],
-             "more": max(0, len(_said(item).unsupported) - 5)} for score, item in found[:count]]
+             "system": inert(dict(item.key).get("system", ""), limit=60),
+             "score": number(item.values.get("claim_faithfulness")),
+             "claims": shown(_said(item).unsupported), "more": max(0, len(_said(item).unsupported) - 5),
+             "judge_score": number(item.values.get("llm_claim_faithfulness")),
+             "judge_claims": shown(_said(item).judge_unsupported),
+             "judge_more": max(0, len(_said(item).judge_unsupported) - 5)} for item in found[:count]]
 
 
 def _value(metrics, name: str) -> str:

@@ -145,3 +145,21 @@ def test_the_criteria_grades_decompositions_and_verifications_share_one_budget(t
     assert sum(p.startswith("You break an answer") for p in prompts) == 1
     assert not any(p.startswith("You verify one claim") for p in prompts)
     assert all(i.values["llm_claim_faithfulness"] is None for i in result.items)
+
+
+def test_the_comment_lists_the_judges_own_unsupported_claims_beside_the_nli_ones(tmp_path, llm):
+    from types import SimpleNamespace
+
+    from gate.kinds.rag.view import _unsupported
+    from gate.report.markdown import render
+
+    result = score(tmp_path, llm)
+    shown = _unsupported(result, 10)
+    [q1] = [u for u in shown if u["query"] == dict(next(i for i in result.items if dict(i.key)["id"] == "q1").key)[
+        "query"]]
+    assert q1["judge_claims"] == ["Refunds are instant.", "Refunds are paid by card."]
+    assert q1["judge_score"] == "0.333"
+    text = render({"suite": SimpleNamespace(view={"worse": [], "unsupported": shown})},
+                  template="suites/rag.details.md.j2")
+    assert "llm_claim_faithfulness 0.333" in text
+    assert "The LLM judge's own claims it found unsupported (advisory):\n- Refunds are instant.\n" in text
