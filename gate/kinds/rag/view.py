@@ -86,18 +86,21 @@ def _unsupported(result: SuiteResult, count: int) -> list[dict[str, Any]]:
         nli, llm = item.values.get("claim_faithfulness"), item.values.get("llm_claim_faithfulness")
         return (nli if isinstance(nli, float) else 1.0, llm if isinstance(llm, float) else 1.0)
 
-    def shown(claims: tuple[str, ...]) -> list[str]:
-        return [inert(c, limit=300, newline=" ") for c in claims[:5]]
+    def shown(claims: tuple[str, ...], column: str, title: str | None = None) -> dict[str, Any]:
+        return {"title": title, "claims": [inert(c, limit=300, newline=" ") for c in claims[:5]],
+                "more": max(0, len(claims) - 5), "column": column}
 
     found = sorted((item for item in result.items if _said(item).which == "candidate"
                     and (_said(item).unsupported or _said(item).judge_unsupported)), key=worst_first)
     return [{"query": inert(dict(item.key).get("query", ""), limit=200, newline=" "),
              "system": inert(dict(item.key).get("system", ""), limit=60),
              "score": number(item.values.get("claim_faithfulness")),
-             "claims": shown(_said(item).unsupported), "more": max(0, len(_said(item).unsupported) - 5),
-             "judge_score": number(item.values.get("llm_claim_faithfulness")),
-             "judge_claims": shown(_said(item).judge_unsupported),
-             "judge_more": max(0, len(_said(item).judge_unsupported) - 5)} for item in found[:count]]
+             "judge_score": (number(item.values.get("llm_claim_faithfulness"))
+                             if _said(item).judge_unsupported else None),
+             "lists": [shown(_said(item).unsupported, "unsupported_claims"),
+                       shown(_said(item).judge_unsupported, "llm_unsupported_claims",
+                             "The LLM judge's own claims it found unsupported (advisory):")]}
+            for item in found[:count]]
 
 
 def _value(metrics, name: str) -> str:

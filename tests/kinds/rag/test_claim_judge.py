@@ -157,7 +157,7 @@ def test_the_comment_lists_the_judges_own_unsupported_claims_beside_the_nli_ones
     shown = _unsupported(result, 10)
     [q1] = [u for u in shown if u["query"] == dict(next(i for i in result.items if dict(i.key)["id"] == "q1").key)[
         "query"]]
-    assert q1["judge_claims"] == ["Refunds are instant.", "Refunds are paid by card."]
+    assert q1["lists"][1]["claims"] == ["Refunds are instant.", "Refunds are paid by card."]
     assert q1["judge_score"] == "0.333"
     text = render({"suite": SimpleNamespace(view={"worse": [], "unsupported": shown})},
                   template="suites/rag.details.md.j2")
