@@ -157,3 +157,14 @@ def test_token_states_are_released_block_by_block_with_the_same_numbers(models, 
     assert max(b for b, _ in held) == 4 and {a for _, a in held} == {0}
     for mine, theirs in zip((cold, warm), kept, strict=True):
         assert mine[0] == theirs[0] and np.array_equal(mine[1], theirs[1]) and mine[2] == theirs[2]
+
+
+def test_every_entry_is_on_disk_when_execute_returns_without_finish(models, tmp_path):
+    """A sharded run (`run --shard`) executes its blocks and saves its store, never `finish`ing the cache: the small
+    entries the cache held until then (pair scores, embeddings, classifier windows) are written by `execute` itself."""
+    config = RuntimeConfig(cache_dir=str(tmp_path), batch_size=4)
+    runtime = TorchRuntime(config, models[2])
+    _, _, plan = workload(models, CANDIDATES, runtime)
+    execute(plan, runtime, None, ArrayCache(tmp_path, 2**30))  # as the shard path does: no finish, no summary
+    _, again = run(models, CANDIDATES, tmp_path)  # a later run finds everything
+    assert again.encoded_texts == 0 and again.cache["hits"] == 60 and again.model_seconds == 0
