@@ -209,3 +209,24 @@ def test_the_engines_on_minilm_never_import_transformers(minilm_path):
                             env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+CONSISTENT_VARIANTS = {  # the config and tokenizer.json agree: reproduced, whatever the flags
+    "cased": ("do_lower_case", False, "lowercase"),
+    "accents stripped": ("strip_accents", True, "strip_accents"),
+    "accents kept while lower-casing": ("strip_accents", False, "strip_accents"),
+    "chinese characters not split": ("tokenize_chinese_chars", False, "handle_chinese_chars"),
+}
+
+
+@pytest.mark.parametrize("variant", list(CONSISTENT_VARIANTS), ids=list(CONSISTENT_VARIANTS))
+def test_other_normalizer_flags_are_reproduced_when_config_and_tokenizer_json_agree(variant, minilm_path, tmp_path):
+    key, value, normalizer_key = CONSISTENT_VARIANTS[variant]
+    target = _copy(minilm_path, tmp_path / "model")
+    _edit_json(target / "tokenizer_config.json", _set(key, value))
+    _edit_json(target / "tokenizer.json", lambda d: d["normalizer"].__setitem__(normalizer_key, value))
+    ours, theirs = wordpiece.load(target), transformers.AutoTokenizer.from_pretrained(str(target), use_fast=False)
+    assert ours is not None
+    for text in _texts(400, seed=3):
+        assert ours.encode(text, add_special_tokens=False) == theirs.encode(
+            text, add_special_tokens=False, verbose=False), text
