@@ -125,8 +125,11 @@ def run_shard(settings: Settings, *, quiet: bool = False) -> ExitCode:
     selected = select_suites(config, settings.suites, settings.models)
     generate_records(config, selected, settings)  # every shard replays the same records (a miss stops it here)
     loaded = load_suites(selected, base_dir)
+    cache = open_cache(config.runtime)
     store = compute_model_work(loaded, config, torch_runtime(config, base_dir, settings), base_dir, shard=shard,
-                               cache=open_cache(config.runtime), shown=progress_for(settings, quiet))
+                               cache=cache, shown=progress_for(settings, quiet))
+    for note in cache.finish().notes:  # its size cap and packs, as a plain run's summary does
+        sys.stderr.write(f"warning: {note}\n")
     path = store.save(shard_file(output_dir, shard))
     encoded = sum(e.encoded for e in store.engines)
     sys.stdout.write(f"shard {shard.index}/{shard.count} of {config.name}: {len(store.blocks)} of "

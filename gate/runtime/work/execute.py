@@ -8,8 +8,8 @@ bitwise what an unsharded run computes for the same blocks on the same hardware.
 
 With the persistent cache (`gate.runtime.work.cache`), a block's texts found there are adopted and only the
 others are encoded, together. The cache is what makes a PR that changes only candidates cheap; a warm
-result differs from a cold one in the last bits only (other batch mates), which is why `llm-gate run
---shard` leaves the cache out: shards must be bitwise what one unsharded cold run computes.
+result differs from a cold one in the last bits only (other batch mates). Shards use the cache like any run:
+shard i computes bitwise what an unsharded run computes for its blocks from the same cache.
 """
 
 from __future__ import annotations

@@ -59,3 +59,14 @@ def test_merge_refuses_incomplete_or_foreign_shards(example, monkeypatch, capsys
     assert run_cli(monkeypatch, "merge", "nowhere", *common, "--no-publish") == 2
     assert run_cli(monkeypatch, "run", *common, "--shard", "4/3") == 2
     assert "--shard" in capsys.readouterr().err
+
+
+def test_a_shard_keeps_the_cache_within_its_size_cap(example, monkeypatch):
+    """A sharded run finishes the cache as a plain run does: least recently used files evicted down to the cap."""
+    config = example / "examples" / "gate.yml"
+    config.write_text(config.read_text().replace("runtime: {batch_size: 8}", "runtime: {batch_size: 8, "
+                                                 "cache_max_mb: 1}", 1))
+    assert run_cli(monkeypatch, "run", "-c", "examples/gate.yml", "-q", "--suite", "feedback-drift", "--shard",
+                   "1/1", "--output-dir", "parts") == 0
+    files = [p for p in (example / ".gate-cache" / "vectors").rglob("*") if p.is_file()]
+    assert files and sum(p.stat().st_size for p in files) <= 2**20  # ~20 MB without the cap
