@@ -70,7 +70,7 @@ class ClaimJudgement:
 
     values: tuple[dict[str, float | str | None], ...]
     note: str
-    unsupported: tuple[tuple[str, ...], ...] = ()  # per record, the LLM's own claims it found unsupported (llm only)
+    unsupported: tuple[tuple[str, ...], ...]  # per record, the LLM's own claims it found unsupported (llm only)
 
 
 def parse_claims(reply: str | None) -> Decomposed:

@@ -203,7 +203,7 @@ def score_rag(name: str, suite: RagSuiteConfig, data: RagData, context: ScoringC
         name=name, kind=RAG_KIND, metrics={}, groups=tuple(groups),
         items=tuple(_item(records[i][1], records[i][0], values[i], columns,
                           claims.answers[i].unsupported if claims else (),
-                          llm_claims.unsupported[i] if llm_claims and llm_claims.unsupported else ())
+                          llm_claims.unsupported[i] if llm_claims else ())
                     for i in range(len(records))),
         item_columns=("id", "system", "query", *sample_columns(r.sample for _, r in records), *columns,
                       *BLEU_STATISTICS, *(("unsupported_claims",) if claims else ()),

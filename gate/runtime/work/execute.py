@@ -60,7 +60,7 @@ def execute(plan: WorkPlan, runtime: TorchRuntime, shard: Shard | None = None,
             with shown.status("loading torch…"):
                 runtime.device  # noqa: B018 -- selecting the device imports torch: the first seconds of a cold run
         engines.append(_run_engine(engine, runtime, shard, cache, shown, (labels or {}).get(engine.key.id), found))
-    cache.flush()  # the small entries it holds are on disk whatever the caller does next (a shard never `finish`es)
+    cache.flush()  # on disk before scoring and reports: a run killed before its `finish` keeps what it computed
     blocks = tuple(b for b in range(plan.total_blocks) if shard.owns(b))
     # No model work (a model-free kind, or one without embeddings): no device to describe, torch stays unimported.
     where = environment(runtime) if computed else cached_environment(runtime) if plan.engines else {}
