@@ -10,8 +10,9 @@ checks:
   pass_rate_met_share: {min: 0.75, advisory: true}
 ```
 
-The criterion names an item value of the suite's kind (what items.csv shows per item); `k` must not exceed the
-draws of any item (checked when the records are read, `gate.judge.passrates`). The per-item values and the
+The criterion names an item value of the suite's kind (what items.csv shows per item): checked as gate.yml is
+read where its entry alone tells the values (`gate.config.criterion`), else when the records are scored; `k` must not
+exceed the draws of any item (checked when the records are read, `gate.judge.passrates`). The per-item values and the
 group and suite metrics they give are listed in `KOFN_METRICS`.
 """
 
@@ -64,3 +65,4 @@ class ItemsConfig(StrictModel):
     def label(self) -> str:
         c = self.criterion
         return f"{c.metric} {'≥' if c.min is not None else '≤'} {c.min if c.min is not None else c.max:g}"
+

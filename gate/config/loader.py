@@ -11,9 +11,10 @@ import yaml
 
 from gate import io
 from gate.config.base import CheckProblem
+from gate.config.criterion import kinds_own, unknown_value
 from gate.config.gate import GateConfig, known_kinds, retired_names
 from gate.config.generation import generation_problems
-from gate.config.items import KOFN_METRICS
+from gate.config.items import KOFN_COLUMNS, KOFN_METRICS
 from gate.config.located import duplicate_keys, line_of, parse_yaml, suggest, validate
 from gate.config.paths import confine_config_paths
 from gate.config.renamed import apply_renames
@@ -34,6 +35,8 @@ class KindMetrics(Protocol):
     # (the suite's raw entry, a known metric at a known scope, the check's raw entry) -> why it can never be
     # measured (so would silently never fail), or None
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None: ...
+    # (the suite's raw entry) -> its numeric item values where the entry alone tells, else None
+    def item_values(self, entry: Mapping[str, Any]) -> tuple[str, ...] | None: ...
 
 
 MetricCatalogue = Mapping[str, KindMetrics]  # suite kind -> its metrics
@@ -80,6 +83,7 @@ def parse_config(text: str, filename: str = "gate.yml", *, metrics: MetricCatalo
         unknown = {f"suites.{p.field.split('.')[1]}" for p in problems if p.field and p.field.endswith(".kind")}
         problems += [p for p in exc.problems if not any(_within(p.field, u) for u in unknown)]
     problems += _check_problems(data, root, filename, metrics or {})
+    problems += _criterion_problems(data, root, filename, metrics or {})
     if config is not None and today is not None:
         problems += waiver_horizon_problems(config, root, filename, today)
     if config is not None:
@@ -179,6 +183,31 @@ def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue
             for index, check in enumerate(given if listed else [given]):
                 loc = ("suites", str(name), "checks", metric, *((index,) if listed else ()))
                 problems += _check_problem(scorer, suite, exact, levels, metric, check, loc, filename, root)
+    return problems
+
+
+def _criterion_problems(data: dict, root: yaml.Node | None, filename: str,
+                        catalogue: MetricCatalogue) -> list[Problem]:
+    """An `items:` criterion must read an item value its suite measures, on a kind that does not measure pass rates
+    itself: checked here where the suite's entry alone tells its values, so a typo fails before anything is scored
+    (a rubric file's values are known only with its inputs: `gate.judge.passrates` checks those)."""
+    suites = data.get("suites")
+    problems: list[Problem] = []
+    for name, suite in (suites.items() if isinstance(suites, dict) else ()):
+        kind = suite.get("kind") if isinstance(suite, dict) else None
+        scorer = catalogue.get(kind) if isinstance(kind, str) else None
+        items = suite.get("items") if scorer is not None else None
+        criterion = items.get("criterion") if isinstance(items, dict) else None
+        if scorer is None or not isinstance(criterion, dict) or (values := scorer.item_values(suite)) is None:
+            continue
+        metric, taken = criterion.get("metric"), [c for c in KOFN_COLUMNS if c in values]
+        found = [kinds_own(str(kind), taken)] if taken else []
+        if isinstance(metric, str) and metric not in values:
+            found.append(unknown_value(str(kind), metric, values))
+        for p in found:
+            loc = ("suites", name, "items", *p.field.split("."))
+            problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(map(str, loc)),
+                                    expected=p.expected, found=p.found, fix=p.fix))
     return problems
 
 

@@ -21,24 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from gate.config.criterion import CriterionProblem, kinds_own, unknown_value
 from gate.config.items import KOFN_COLUMNS, KOFN_METRICS, ItemsConfig
-from gate.config.located import suggest
 from gate.errors import describe
 from gate.judge.thresholds import judge_value
 from gate.judge.types import CheckVerdict, Op
 from gate.results import GroupIndex, Item, SuiteResult, Unmeasured, key_label
 from gate.stats import passrate
-
-
-@dataclass(frozen=True)
-class CriterionProblem:
-    field: str  # under the suite's `items:` (e.g. "k", "criterion.metric")
-    expected: str
-    found: str
-    fix: str
 
 
 def draws_of(item: Item, column: str) -> tuple[float, ...] | None:
@@ -64,18 +56,14 @@ def problems(result: SuiteResult, items: ItemsConfig) -> list[CriterionProblem]:
     numeric = [c for c in result.value_names() if any(draws_of(i, c) is not None for i in result.items)]
     found: list[CriterionProblem] = []
     if column not in result.value_names():
-        found.append(CriterionProblem("criterion.metric", f"an item value of this {result.kind} suite: "
-                                      f"{', '.join(numeric[:30])}", f"unknown item value {column!r}",
-                                      suggest(column, numeric) or "name one of the item values items.csv shows"))
+        found.append(unknown_value(result.kind, column, numeric))
     elif column not in numeric:
         found.append(CriterionProblem("criterion.metric", "a numeric item value measured on at least one item",
                                       f"{column!r}, which no item measured as a number",
                                       "name a numeric item value (a score, a similarity, a rate)"))
     taken = [c for c in KOFN_COLUMNS if c in result.value_names()]
     if taken:
-        found.append(CriterionProblem("criterion", "a suite whose items do not already carry the k-of-n values",
-                                      f"items that already have {', '.join(taken)} (the {result.kind} kind's own)",
-                                      f"drop `items:`: the {result.kind} kind measures pass rates itself"))
+        found.append(kinds_own(result.kind, taken))
     if items.k is not None and result.items:
         fewest = min(result.items, key=lambda i: i.draws)
         if items.k > fewest.draws:

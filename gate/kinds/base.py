@@ -194,10 +194,8 @@ class Kind(Generic[ConfigT, RecordsT]):
     def impossible(self, entry: Mapping[str, Any], metric: str, check: Mapping[str, Any]) -> CheckProblem | None:
         """Why a check of gate.yml (its suite's raw entry, the metric, the check's raw entry) can never be
         measured, or None. An entry the schema rejects is left to the schema's own problems."""
-        try:
-            suite = self.config_model.model_validate({k: v for k, v in entry.items() if k != "checks"})
-            parsed = CheckConfig.model_validate(check)
-        except (ValidationError, TypeError, ValueError):
+        suite, parsed = self._suite(entry), _check(check)
+        if suite is None or parsed is None:
             return None
         problem = self.check_problem(suite, metric, parsed) if self.check_problem else None
         if problem or not (parsed.significant and parsed.relative and self.item_columns_of):
@@ -216,6 +214,22 @@ class Kind(Generic[ConfigT, RecordsT]):
             found=f"{metric}, which its group's item values do not determine (a count, a p-value, a comparison "
                   "of two systems or a share of what is missing)",
             fix="drop `significant: true`" + (f", or check {alt} instead" if alt else ""))
+
+    def item_values(self, entry: Mapping[str, Any]) -> tuple[str, ...] | None:
+        """The numeric item values a suite measures, from its raw gate.yml entry alone (what an `items:` criterion
+        may read), or None where only its inputs tell (a rubric file), the kind does not say, or the schema
+        rejects the entry (its own problems say why)."""
+        if self.item_columns_of is None or (self.metrics_of is not None and self.metrics_of(entry) is None):
+            return None
+        suite = self._suite(entry)
+        return self.item_columns_of(suite) if suite is not None else None
+
+    def _suite(self, entry: Mapping[str, Any]) -> ConfigT | None:
+        """The suite's config from its raw entry without its checks, or None where the schema rejects it."""
+        try:
+            return self.config_model.model_validate({k: v for k, v in entry.items() if k != "checks"})
+        except (ValidationError, TypeError, ValueError):
+            return None
 
     def statistic(self, suite: ConfigT, metric: str, columns: tuple[str, ...]) -> ItemStatistic | None:
         """`metric` as a function of the item columns `columns` (what a significance test resamples), or None
@@ -254,3 +268,11 @@ class Kind(Generic[ConfigT, RecordsT]):
         """By metric, its checks (gate.yml may give one or a list); the kind's defaults where gate.yml gives none."""
         given = suite.checks if suite.checks is not None else self.default_checks
         return {metric: tuple(check) if isinstance(check, list) else (check,) for metric, check in given.items()}
+
+
+def _check(check: Mapping[str, Any]) -> CheckConfig | None:
+    """A check's raw gate.yml entry as a `CheckConfig`, or None where the schema rejects it."""
+    try:
+        return CheckConfig.model_validate(check)
+    except (ValidationError, TypeError, ValueError):
+        return None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
+from gate.kinds.heuristic.catalogue import RUBRICS
 from gate.kinds.heuristic.rubric import load_rubric
 from gate.kinds.heuristic.rules import score_response
 from tests.support.cli import run_main
@@ -143,13 +144,26 @@ def test_located_errors_for_a_bad_items_block(tmp_path, monkeypatch, capsys):
     assert "Traceback" not in err
 
 
-def test_located_errors_found_reading_the_records(tmp_path, monkeypatch, capsys):
+def test_a_criterion_typo_fails_validate_before_anything_is_scored(tmp_path, monkeypatch, capsys):
     items = "    items:\n      criterion: {metric: final_scor, min: 6.0}\n      k: 5\n"
     setup(tmp_path, monkeypatch, GOOD_RUN, items=items, checks="    checks:\n      pass_rate_mean: {min: 0.5}\n")
-    code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "-o", "out")
+    (tmp_path / "r.jsonl").unlink()  # gate.yml alone tells a packaged rubric's item values
+    code, out, err = run_main(monkeypatch, capsys, "validate")
     assert code == 2
     assert "gate.yml:7, field 'suites.rubric.items.criterion.metric'" in err and "did you mean 'final_score'" in err
-    assert "gate.yml:8, field 'suites.rubric.items.k'" in err and "the fewest: 4" in err and "`k: 4`" in err
+    assert "Traceback" not in err
+
+
+def test_located_errors_found_reading_the_records(tmp_path, monkeypatch, capsys):
+    """A rubric file's item values are known only with it: its criterion and `k` are checked on the records, all
+    problems at once."""
+    items = "    rubric: house.yml\n    items:\n      criterion: {metric: final_scor, min: 6.0}\n      k: 5\n"
+    setup(tmp_path, monkeypatch, GOOD_RUN, items=items, checks="    checks:\n      pass_rate_mean: {min: 0.5}\n")
+    (tmp_path / "house.yml").write_bytes((RUBRICS / "seed-v1.yml").read_bytes())
+    code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "-o", "out")
+    assert code == 2
+    assert "gate.yml:8, field 'suites.rubric.items.criterion.metric'" in err and "did you mean 'final_score'" in err
+    assert "gate.yml:9, field 'suites.rubric.items.k'" in err and "the fewest: 4" in err and "`k: 4`" in err
     assert "Traceback" not in err
 
 

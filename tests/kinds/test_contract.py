@@ -119,6 +119,10 @@ def test_scorer_contract(kind, tmp_path):
         assert set(item.values) <= set(columns) | hidden
         assert all(isinstance(item.values[c], (int, float, type(None))) for c in hidden & set(item.values))
     assert hidden <= {c for item in result.items for c in item.values}, "columns the config names are values"
+    # ... and every numeric value the items carry is one the config names: gate.yml's loader rejects an `items:`
+    # criterion outside them (`Kind.item_values`), which must never be one the run would have accepted.
+    numeric = {c for item in result.items for c, v in item.values.items() if isinstance(v, (int, float))}
+    assert numeric <= set(scorer.item_values({**SAMPLES[kind](tmp_path)}) or ()), numeric
     assert result.fingerprint, "results must say what they were computed with"
     verdict = judge_suite(result, scorer.checks_for(suite), suite.unmeasured)
     assert verdict.checks, "the default checks must judge something"
