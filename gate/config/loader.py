@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -163,16 +163,23 @@ def _generation_problems(config: GateConfig, root: yaml.Node | None, filename: s
     return problems
 
 
-def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue: MetricCatalogue) -> list[Problem]:
-    """Checks must name metrics and scopes the suite's kind produces (as `catalogue` tells). Read from the YAML
-    itself, so that they are reported together with schema errors, even in a suite whose other fields are invalid."""
+def _suites_of_known_kinds(data: dict, catalogue: MetricCatalogue) -> Iterator[tuple[str, dict, KindMetrics]]:
+    """(name, raw entry, its kind's metrics) of each suite of gate.yml's YAML whose kind `catalogue` knows."""
     suites = data.get("suites")
-    problems: list[Problem] = []
     for name, suite in (suites.items() if isinstance(suites, dict) else ()):
         kind = suite.get("kind") if isinstance(suite, dict) else None
         scorer = catalogue.get(kind) if isinstance(kind, str) else None
-        checks = suite.get("checks") if scorer is not None else None
-        if scorer is None or not isinstance(checks, dict):
+        if scorer is not None:
+            yield str(name), suite, scorer
+
+
+def _check_problems(data: dict, root: yaml.Node | None, filename: str, catalogue: MetricCatalogue) -> list[Problem]:
+    """Checks must name metrics and scopes the suite's kind produces (as `catalogue` tells). Read from the YAML
+    itself, so that they are reported together with schema errors, even in a suite whose other fields are invalid."""
+    problems: list[Problem] = []
+    for name, suite, scorer in _suites_of_known_kinds(data, catalogue):
+        checks = suite.get("checks")
+        if not isinstance(checks, dict):
             continue
         exact = scorer.metrics_of(suite) if scorer.metrics_of else None  # e.g. a packaged rubric
         levels = ("group", *scorer.levels, "suite")
@@ -191,19 +198,16 @@ def _criterion_problems(data: dict, root: yaml.Node | None, filename: str,
     """An `items:` criterion must read an item value its suite measures, on a kind that does not measure pass rates
     itself: checked here where the suite's entry alone tells its values, so a typo fails before anything is scored
     (a rubric file's values are known only with its inputs: `gate.judge.passrates` checks those)."""
-    suites = data.get("suites")
     problems: list[Problem] = []
-    for name, suite in (suites.items() if isinstance(suites, dict) else ()):
-        kind = suite.get("kind") if isinstance(suite, dict) else None
-        scorer = catalogue.get(kind) if isinstance(kind, str) else None
-        items = suite.get("items") if scorer is not None else None
+    for name, suite, scorer in _suites_of_known_kinds(data, catalogue):
+        items = suite.get("items")
         criterion = items.get("criterion") if isinstance(items, dict) else None
-        if scorer is None or not isinstance(criterion, dict) or (values := scorer.item_values(suite)) is None:
+        if not isinstance(criterion, dict) or (values := scorer.item_values(suite)) is None:
             continue
-        metric, taken = criterion.get("metric"), [c for c in KOFN_COLUMNS if c in values]
-        found = [kinds_own(str(kind), taken)] if taken else []
+        metric, taken, kind = criterion.get("metric"), [c for c in KOFN_COLUMNS if c in values], suite["kind"]
+        found = [kinds_own(kind, taken)] if taken else []
         if isinstance(metric, str) and metric not in values:
-            found.append(unknown_value(str(kind), metric, values))
+            found.append(unknown_value(kind, metric, values))
         for p in found:
             loc = ("suites", name, "items", *p.field.split("."))
             problems.append(Problem(file=filename, line=line_of(root, loc), field=".".join(map(str, loc)),
