@@ -132,7 +132,7 @@ def as_workflow(block: object) -> dict | None:
 def test_every_yaml_block_is_valid(tmp_path):
     from pydantic import TypeAdapter
 
-    from gate.kinds.heuristic.rubric import Rule
+    from gate.kinds.heuristic.rubric import Metric, Rule
 
     workflows, unclassified = [], []
     for block in yaml_blocks():
@@ -148,6 +148,9 @@ def test_every_yaml_block_is_valid(tmp_path):
             parse_config(yaml.safe_dump({**BASE_CONFIG, **data}), block.where, metrics=KINDS)
         elif isinstance(data, list) and all(isinstance(r, dict) and "label" in r for r in data):
             TypeAdapter(list[Rule]).validate_python(data)  # rubric indicators
+        elif isinstance(data, dict) and all(isinstance(m, dict) and {"weight", "base"} <= set(m)
+                                            for m in data.values()):
+            TypeAdapter(dict[str, Metric]).validate_python(data)  # a rubric category's metrics
         else:
             unclassified.append(block.where)
     assert not unclassified, f"teach tests/test_docs.py to validate these YAML blocks: {unclassified}"

@@ -1,10 +1,11 @@
 """Heuristic rubrics as data: categories of weighted metrics, each a base score plus indicators.
 
 An indicator adds `points` when all its conditions hold: `any` of some terms occurs, `all` of some
-terms occur, `none` of some terms occurs, numeric features compare (`when`), and the prompt's number
-is listed (`prompts`). `first_of` holds alternatives of which only the first that holds applies (the
-seed's if/elif chains). Terms match `response.lower()` or the raw response (`case`). Every metric is
-clamped to `bounds` after all its indicators; the final score is the weighted sum of the metrics.
+terms occur, `none` of some terms occurs, every regular expression of `matches` is found and none of
+`no_match`, numeric features compare (`when`), and the prompt's number is listed (`prompts`).
+`first_of` holds alternatives of which only the first that holds applies (the seed's if/elif chains).
+Terms and expressions match `response.lower()` or the raw response (`case`). Every metric is clamped
+to `bounds` after all its indicators; the final score is the weighted sum of the metrics.
 `gate/kinds/heuristic/rubrics/seed-v1.yml` is the seed's rubric, read as DESIGN.md §9 says.
 """
 
@@ -16,7 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from gate import io
 from gate.config.located import duplicate_keys, parse_yaml, validate
@@ -45,6 +46,7 @@ class Feature(str, Enum):
     QUOTE_COUNT = "quote_count"  # number of '"' characters
     CHAR_COUNT = "char_count"  # len(response)
     DESCRIPTIVE_NAMES = "descriptive_names"  # distinct assigned names longer than 3 characters
+    JSON_VALID = "json_valid"  # 1 when the response as written is one JSON value (RFC 8259), else 0
 
 
 class Comparison(_Strict):
@@ -65,12 +67,28 @@ class Comparison(_Strict):
                 and (self.lt is None or value < self.lt) and (self.le is None or value <= self.le))
 
 
+def _expression(pattern: str) -> str:
+    """A regular expression of `matches` / `no_match`, compiled as the rubric is read (`gate.kinds.heuristic.patterns`
+    keeps it compiled for the searches)."""
+    from gate.kinds.heuristic.patterns import invalid_because
+
+    why = invalid_because(pattern)
+    if why is not None:
+        raise ValueError(f"a regular expression (Python's `re` syntax): {why} in {pattern!r}")
+    return pattern
+
+
+Pattern = Annotated[str, Field(min_length=1), AfterValidator(_expression)]
+
+
 class Indicator(_Strict):
     label: str = Field(min_length=1)
     points: float
     any: list[str] | None = Field(None, min_length=1)
     all: list[str] | None = Field(None, min_length=1)
     none: list[str] | None = Field(None, min_length=1)
+    matches: list[Pattern] | None = Field(None, min_length=1)  # regular expressions that must all be found
+    no_match: list[Pattern] | None = Field(None, min_length=1)  # regular expressions none of which may be found
     when: list[Comparison] | None = Field(None, min_length=1)
     prompts: list[int] | None = Field(None, min_length=1)
     case: Case | None = None  # default: the category's `match_on`
@@ -84,8 +102,9 @@ class Indicator(_Strict):
 
     @model_validator(mode="after")
     def _has_a_condition(self) -> Indicator:
-        if not any((self.any, self.all, self.none, self.when, self.prompts)):
-            raise ValueError(f"indicator {self.label!r} needs a condition: any, all, none, when or prompts")
+        if not any((self.any, self.all, self.none, self.matches, self.no_match, self.when, self.prompts)):
+            raise ValueError(f"indicator {self.label!r} needs a condition: any, all, none, matches, no_match, when "
+                             "or prompts")
         return self
 
 

@@ -4,16 +4,21 @@ The features follow DESIGN.md §9 exactly: word_count = len(text.split()); sente
 non-empty pieces of re.split(r'[.!?]+', text); vocab_diversity = distinct lower-cased words / words
 (0 when empty); quote_count = number of '"'; descriptive_names = distinct names matched by
 \\b([A-Za-z_][A-Za-z0-9_]*)\\s*=(?!=) longer than 3 characters; the prompt number is the integer in
-the prompt id (P08 -> 8).
+the prompt id (P08 -> 8). Beyond the seed: json_valid = 1 when the response as written (whatever the case
+matched) is one JSON value by RFC 8259 — `json.loads` of it, whitespace around it allowed, NaN and Infinity not —
+else 0; nesting deeper than the parser's recursion limit counts as not valid. The expressions of `matches` /
+`no_match` are searched by `gate.kinds.heuristic.patterns`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from gate.kinds.heuristic.patterns import SlowSearch, found
 from gate.kinds.heuristic.rubric import Case, Category, Choice, Feature, Indicator, Rubric
 
 _ASSIGNMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
@@ -24,6 +29,14 @@ class Text:
     """A response as one case of text (raw or lower-cased) with its features, computed on demand."""
 
     value: str
+    written: str  # the response as written: what json_valid reads, whatever the case
+
+    def feature(self, feature: Feature) -> float:
+        return self.json_valid if feature is Feature.JSON_VALID else self.features[feature]
+
+    @cached_property
+    def json_valid(self) -> float:
+        return 1.0 if _is_json(self.written) else 0.0
 
     @cached_property
     def features(self) -> dict[Feature, float]:
@@ -53,6 +66,20 @@ class ResponseScore:
     fired: tuple[Fired, ...] = field(default=())
 
 
+def _refuse(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _is_json(text: str) -> bool:
+    """Whether `text` is one JSON value (RFC 8259): numbers are not converted (a 5,000-digit integer is JSON), the
+    non-standard NaN / Infinity / -Infinity `json` would accept are refused."""
+    try:
+        json.loads(text, parse_int=str, parse_float=str, parse_constant=_refuse)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return False
+    return True
+
+
 def prompt_number(prompt_id: str) -> int | None:
     match = re.search(r"\d+", prompt_id)
     return int(match.group()) if match else None
@@ -60,7 +87,7 @@ def prompt_number(prompt_id: str) -> int | None:
 
 def score_response(rubric: Rubric, category: str, response: str, prompt_id: str) -> ResponseScore:
     spec = rubric.categories[category]
-    texts = {Case.RAW: Text(response), Case.LOWER: Text(response.lower())}
+    texts = {Case.RAW: Text(response, response), Case.LOWER: Text(response.lower(), response)}
     number = prompt_number(prompt_id)
     low, high = rubric.bounds
     metrics: dict[str, float] = {}
@@ -82,8 +109,11 @@ def _apply(rule: Indicator | Choice, category: Category, texts: dict[Case, Text]
     """The indicator that applies (for a choice, the first alternative that holds), or None."""
     alternatives = rule.first_of if isinstance(rule, Choice) else [rule]
     for indicator in alternatives:
-        if holds(indicator, texts[indicator.case or category.match_on], number):
-            return indicator
+        try:
+            if holds(indicator, texts[indicator.case or category.match_on], number):
+                return indicator
+        except SlowSearch as slow:
+            raise SlowSearch(slow.pattern, slow.seconds, indicator.label) from None
     return None
 
 
@@ -97,4 +127,8 @@ def holds(indicator: Indicator, text: Text, number: int | None) -> bool:
         return False
     if indicator.none is not None and any(term in value for term in indicator.none):
         return False
-    return all(c.holds(text.features[c.feature]) for c in indicator.when or ())
+    if indicator.matches is not None and not all(found(p, value) for p in indicator.matches):
+        return False
+    if indicator.no_match is not None and any(found(p, value) for p in indicator.no_match):
+        return False
+    return all(c.holds(text.feature(c.feature)) for c in indicator.when or ())
