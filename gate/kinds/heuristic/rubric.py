@@ -23,6 +23,7 @@ from gate import io
 from gate.config.located import duplicate_keys, parse_yaml, validate
 from gate.errors import ConfigError, Problem
 from gate.io import paths
+from gate.kinds.records import invalid
 
 RUBRICS = Path(__file__).parent / "rubrics"
 DEFAULT_RUBRIC = "seed-v1"
@@ -74,7 +75,9 @@ def _expression(pattern: str) -> str:
 
     why = invalid_because(pattern)
     if why is not None:
-        raise ValueError(f"a regular expression (Python's `re` syntax): {why} in {pattern!r}")
+        raise invalid("a regular expression (Python's `re` syntax)", found=f"{pattern!r}: {why}",
+                      fix="correct the expression: a literal `(`, `[`, `+` or `?` is `\\(`, `\\[`, … inside "
+                      "YAML's single quotes (`\\\\(` inside double quotes)")
     return pattern
 
 

@@ -123,7 +123,8 @@ def test_a_bad_expression_is_a_located_rubric_error(tmp_path, expression, found)
     [problem] = caught.value.problems
     assert problem.field == "categories.answer.metrics.format.indicators.2.no_match.0"
     assert problem.line == 13 and problem.file and problem.file.endswith("rubric.yml")
-    assert "a regular expression (Python's `re` syntax)" in problem.render() and found in problem.render()
+    assert problem.expected == "a regular expression (Python's `re` syntax)"
+    assert problem.found.startswith(repr(expression) + ": ") and found in problem.found
 
 
 HOSTILE = "a" * 5000 + "!"
