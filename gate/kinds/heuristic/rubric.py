@@ -12,7 +12,7 @@ to `bounds` after all its indicators; the final score is the weighted sum of the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -84,6 +84,9 @@ def _expression(pattern: str) -> str:
 Pattern = Annotated[str, Field(min_length=1), AfterValidator(_expression)]
 
 
+_LATER = ("matches", "no_match")  # Indicator fields newer than the first blessed snapshots
+
+
 class Indicator(_Strict):
     label: str = Field(min_length=1)
     points: float
@@ -95,6 +98,12 @@ class Indicator(_Strict):
     when: list[Comparison] | None = Field(None, min_length=1)
     prompts: list[int] | None = Field(None, min_length=1)
     case: Case | None = None  # default: the category's `match_on`
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """Fields added after snapshots were first blessed appear only when set: a rubric's repr is its
+        `rubric_hash` (the heuristic scorer's fingerprint), which must not change for a rubric that does not use
+        them, or every blessed snapshot would stop being comparable."""
+        return ((name, value) for name, value in super().__repr_args__() if value is not None or name not in _LATER)
 
     @model_validator(mode="before")
     @classmethod
