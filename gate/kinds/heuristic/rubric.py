@@ -2,7 +2,8 @@
 
 An indicator adds `points` when all its conditions hold: `any` of some terms occurs, `all` of some
 terms occur, `none` of some terms occurs, every regular expression of `matches` is found and none of
-`no_match`, numeric features compare (`when`), and the prompt's number is listed (`prompts`).
+`no_match`, the response is JSON a schema accepts (`json_schema`), numeric features compare (`when`), and the
+prompt's number is listed (`prompts`).
 `first_of` holds alternatives of which only the first that holds applies (the seed's if/elif chains).
 Terms and expressions match `response.lower()` or the raw response (`case`). Every metric is clamped
 to `bounds` after all its indicators; the final score is the weighted sum of the metrics.
@@ -69,9 +70,9 @@ class Comparison(_Strict):
 
 
 def _expression(pattern: str) -> str:
-    """A regular expression of `matches` / `no_match`, compiled as the rubric is read (`gate.kinds.heuristic.patterns`
+    """A regular expression of `matches` / `no_match`, compiled as the rubric is read (`gate.kinds.expressions`
     keeps it compiled for the searches)."""
-    from gate.kinds.heuristic.patterns import invalid_because
+    from gate.kinds.expressions import invalid_because
 
     why = invalid_because(pattern)
     if why is not None:
@@ -84,7 +85,21 @@ def _expression(pattern: str) -> str:
 Pattern = Annotated[str, Field(min_length=1), AfterValidator(_expression)]
 
 
-_LATER = ("matches", "no_match")  # Indicator fields newer than the first blessed snapshots
+def _schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A `json_schema` condition, checked as the rubric is read: only what `gate.kinds.json_schema` can check."""
+    from gate.kinds.json_schema import KEYWORDS, problems
+
+    found = problems(schema)
+    if found:
+        raise invalid("a JSON Schema the gate can check (a subset of draft 2020-12)", found="; ".join(found[:5]),
+                      fix=f"use the supported keywords ({', '.join(sorted(KEYWORDS))}); docs/suites/heuristic.md")
+    return schema
+
+
+Schema = Annotated[dict[str, Any], AfterValidator(_schema)]
+
+
+_LATER = ("matches", "no_match", "json_schema")  # Indicator fields newer than the first blessed snapshots
 
 
 class Indicator(_Strict):
@@ -95,6 +110,7 @@ class Indicator(_Strict):
     none: list[str] | None = Field(None, min_length=1)
     matches: list[Pattern] | None = Field(None, min_length=1)  # regular expressions that must all be found
     no_match: list[Pattern] | None = Field(None, min_length=1)  # regular expressions none of which may be found
+    json_schema: Schema | None = None  # the response as written is JSON this schema accepts
     when: list[Comparison] | None = Field(None, min_length=1)
     prompts: list[int] | None = Field(None, min_length=1)
     case: Case | None = None  # default: the category's `match_on`
@@ -114,9 +130,10 @@ class Indicator(_Strict):
 
     @model_validator(mode="after")
     def _has_a_condition(self) -> Indicator:
-        if not any((self.any, self.all, self.none, self.matches, self.no_match, self.when, self.prompts)):
-            raise ValueError(f"indicator {self.label!r} needs a condition: any, all, none, matches, no_match, when "
-                             "or prompts")
+        if not any((self.any, self.all, self.none, self.matches, self.no_match, self.json_schema is not None,
+                    self.when, self.prompts)):
+            raise ValueError(f"indicator {self.label!r} needs a condition: any, all, none, matches, no_match, "
+                             "json_schema, when or prompts")
         return self
 
 

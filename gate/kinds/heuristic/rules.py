@@ -5,9 +5,8 @@ non-empty pieces of re.split(r'[.!?]+', text); vocab_diversity = distinct lower-
 (0 when empty); quote_count = number of '"'; descriptive_names = distinct names matched by
 \\b([A-Za-z_][A-Za-z0-9_]*)\\s*=(?!=) longer than 3 characters; the prompt number is the integer in
 the prompt id (P08 -> 8). Beyond the seed: json_valid = 1 when the response as written (whatever the case
-matched) is one JSON value by RFC 8259 — `json.loads` of it, whitespace around it allowed, NaN and Infinity not —
-else 0; nesting deeper than the parser's recursion limit counts as not valid. The expressions of `matches` /
-`no_match` are searched by `gate.kinds.heuristic.patterns`.
+matched) is one JSON value by RFC 8259 (`Written.json`), else 0, and `json_schema` holds when that value conforms
+(`gate.kinds.json_schema`). The expressions of `matches` / `no_match` are searched by `gate.kinds.expressions`.
 """
 
 from __future__ import annotations
@@ -17,11 +16,33 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
-from gate.kinds.heuristic.patterns import SlowSearch, found
+from gate.kinds.expressions import SlowSearch, found
 from gate.kinds.heuristic.rubric import Case, Category, Choice, Feature, Indicator, Rubric
+from gate.kinds.json_schema import violations
 
 _ASSIGNMENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
+
+
+NOT_JSON = object()  # `Written.json` of a response that is not one JSON value
+
+
+@dataclass(frozen=True)
+class Written:
+    """The response as written, whatever case an indicator matches: what the JSON conditions read, parsed once."""
+
+    text: str
+
+    @cached_property
+    def json(self) -> Any:
+        """The one JSON value (RFC 8259) the response is, or `NOT_JSON`: whitespace around it allowed; NaN and
+        Infinity refused (`json` would take them); an integer past `int`'s 4,300 digits read as a float; nesting
+        deeper than the parser recurses refused."""
+        try:
+            return json.loads(self.text, parse_int=_integer, parse_constant=_refuse)
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+            return NOT_JSON
 
 
 @dataclass(frozen=True)
@@ -29,14 +50,15 @@ class Text:
     """A response as one case of text (raw or lower-cased) with its features, computed on demand."""
 
     value: str
-    written: str  # the response as written: what json_valid reads, whatever the case
+    written: Written
 
     def feature(self, feature: Feature) -> float:
-        return self.json_valid if feature is Feature.JSON_VALID else self.features[feature]
+        return float(self.written.json is not NOT_JSON) if feature is Feature.JSON_VALID else self.features[feature]
 
-    @cached_property
-    def json_valid(self) -> float:
-        return 1.0 if _is_json(self.written) else 0.0
+    def conforms(self, schema: dict[str, Any]) -> bool:
+        """Whether the response as written is JSON that `schema` accepts (`gate.kinds.json_schema`)."""
+        value = self.written.json
+        return value is not NOT_JSON and next(violations(value, schema), None) is None
 
     @cached_property
     def features(self) -> dict[Feature, float]:
@@ -70,14 +92,8 @@ def _refuse(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 
 
-def _is_json(text: str) -> bool:
-    """Whether `text` is one JSON value (RFC 8259): numbers are not converted (a 5,000-digit integer is JSON), the
-    non-standard NaN / Infinity / -Infinity `json` would accept are refused."""
-    try:
-        json.loads(text, parse_int=str, parse_float=str, parse_constant=_refuse)
-    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
-        return False
-    return True
+def _integer(digits: str) -> int | float:
+    return int(digits) if len(digits) <= 4000 else float(digits)
 
 
 def prompt_number(prompt_id: str) -> int | None:
@@ -87,7 +103,8 @@ def prompt_number(prompt_id: str) -> int | None:
 
 def score_response(rubric: Rubric, category: str, response: str, prompt_id: str) -> ResponseScore:
     spec = rubric.categories[category]
-    texts = {Case.RAW: Text(response, response), Case.LOWER: Text(response.lower(), response)}
+    written = Written(response)
+    texts = {Case.RAW: Text(response, written), Case.LOWER: Text(response.lower(), written)}
     number = prompt_number(prompt_id)
     low, high = rubric.bounds
     metrics: dict[str, float] = {}
@@ -130,5 +147,7 @@ def holds(indicator: Indicator, text: Text, number: int | None) -> bool:
     if indicator.matches is not None and not all(found(p, value) for p in indicator.matches):
         return False
     if indicator.no_match is not None and any(found(p, value) for p in indicator.no_match):
+        return False
+    if indicator.json_schema is not None and not text.conforms(indicator.json_schema):
         return False
     return all(c.holds(text.feature(c.feature)) for c in indicator.when or ())

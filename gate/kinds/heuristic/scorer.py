@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gate.errors import InputError, Problem
 from gate.kinds.base import Kind, ScoringContext
+from gate.kinds.expressions import in_time
 from gate.kinds.heuristic.catalogue import (
     DEFAULT_CHECKS,
     METRICS,
@@ -31,7 +31,6 @@ from gate.kinds.heuristic.groups import (
     sources,
     stats,
 )
-from gate.kinds.heuristic.patterns import SlowSearch
 from gate.kinds.heuristic.records import HeuristicData, HeuristicRecord, load_heuristic
 from gate.kinds.heuristic.rubric import Rubric
 from gate.kinds.heuristic.rules import Fired, score_response
@@ -68,37 +67,11 @@ class HeuristicItemDetails(ItemDetails):
     metrics: Mapping[str, float]
 
 
-SLOW_SEARCHES_SHOWN = 10  # each cost a search's time limit: past this many, the run stops looking for more
-
-
-def _scored(rubric: Rubric, records: Sequence[HeuristicRecord]) -> list[Scored]:
-    """Every response scored; `InputError` naming each response (up to `SLOW_SEARCHES_SHOWN`) on which one of the
-    rubric's expressions ran past its time limit, so hostile text can neither hold the run nor dodge a condition."""
-    scored, slow = [], []
-    for record in records:
-        try:
-            scored.append(Scored(record, score_response(rubric, record.category, record.response, record.prompt_id)))
-        except SlowSearch as search:
-            limit = search.seconds
-            where = record.source_ref
-            slow.append(Problem(
-                file=where.file if where else None, line=where.line if where else None, field="response",
-                expected=f"a response each expression of rubric {rubric.name!r} searches within {limit:g} s",
-                found=f"{search.pattern!r} (indicator {search.indicator!r}) still searching after "
-                      f"{limit:g} s: it backtracks without end on this text",
-                fix="make the expression linear: no nested repeats such as `(a+)+` or `(a|aa)*`; an atomic group "
-                    "`(?>…)` or a possessive `a++` stops the backtracking"))
-            if len(slow) == SLOW_SEARCHES_SHOWN:
-                break
-    if slow:
-        raise InputError("a rubric's regular expression ran past its time limit", slow)
-    return scored
-
-
 def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
                     context: ScoringContext) -> SuiteResult:
     rubric = data.rubric
-    scored = _scored(rubric, data.records)
+    scored = in_time(data.records, lambda r: Scored(r, score_response(rubric, r.category, r.response, r.prompt_id)),
+                     lambda r: r.source_ref, "response")
     expected = expected_matrix(suite, data)
     groups, gaps, missing = [], [], []
     slots: list[Shortfall] = []

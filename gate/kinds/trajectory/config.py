@@ -10,7 +10,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from gate.config import BERTSCORE, BertScoreModelConfig, GateConfig, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
-from gate.kinds.trajectory.schema import problems as schema_problems
+from gate.kinds.json_schema import problems as schema_problems
 
 DEFAULT_MIN_F1 = 0.9  # an answer's least BERTScore F1 against `similar_to` where `min_f1` is not given
 EVERY_TASK = "*"  # the `expect:` key whose expectations apply to every task's runs

@@ -22,9 +22,9 @@ from gate.config.base import StrictModel
 from gate.config.located import duplicate_keys, parse_yaml, validate
 from gate.errors import ConfigError, InputError, Problem
 from gate.io import paths
+from gate.kinds.json_schema import violations
 from gate.kinds.trajectory.config import EVERY_TASK, AnswerExpectation, Expectation, Expectations, TrajectorySuiteConfig
 from gate.kinds.trajectory.runs import Run
-from gate.kinds.trajectory.schema import violations
 
 SHOWN_VIOLATIONS = 3  # per call, in the run's failure list
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.kinds.base import Kind, ScoringContext
+from gate.kinds.expressions import in_time
 from gate.kinds.samples.field import sample_columns, sample_key
 from gate.kinds.trajectory.answers import answer_scores
 from gate.kinds.trajectory.config import EVERY_TASK, TrajectorySuiteConfig, trajectory_models
@@ -165,7 +166,8 @@ def score_trajectory(name: str, suite: TrajectorySuiteConfig, data: TrajectoryDa
     for run in data.baseline or ():
         baseline.setdefault(run.task_id, []).append(run)
     answers = answer_scores(suite, data, context)
-    scored = [score_run(run, data, baseline, answers.f1) for run in data.runs]
+    scored = in_time(data.runs, lambda run: score_run(run, data, baseline, answers.f1), lambda run: run.source,
+                     "run")
     by_task: dict[tuple[str, str], list[Scored]] = {}
     for s in scored:
         by_task.setdefault((s.run.model, s.run.task_id), []).append(s)

@@ -166,3 +166,24 @@ def test_without_expectations_or_baseline_the_values_are_unmeasured_with_reasons
     assert metrics["pass_rate"] == pytest.approx(6 / 7)  # the harness's verdicts alone (one run gives none)
     assert result.unmeasured_reason(group(result, "model", model="a").key, "expectations_met_rate").startswith(
         "no run has expectations")
+
+
+def test_an_arguments_pattern_past_its_time_limit_names_the_run(tmp_path, monkeypatch):
+    """A hostile argument that makes the schema's `pattern` backtrack without end neither holds the run nor passes
+    the constraint: the run stops with the record's line and the expression."""
+    from gate.errors import InputError
+    from gate.kinds import expressions
+
+    monkeypatch.setattr(expressions, "SEARCH_SECONDS", 0.05)
+    calls = [("get_weather", {"city": "a" * 5000 + "!"})]
+    write(tmp_path / "runs.jsonl", jsonl(record("t1", [("get_weather", {"city": "Paris"})], sample=0),
+                                         record("t1", calls, sample=1)))
+    suite = TrajectorySuiteConfig.model_validate({
+        "kind": "trajectory", "records": "runs.jsonl",
+        "expect": {"*": {"arguments": {"get_weather": {"properties": {"city": {"pattern": "^(a|aa)+$"}}}}}}})
+    context = ScoringContext(GateConfig(version=1, suites={"s": suite}), FakeRuntime(), tmp_path)
+    with pytest.raises(InputError) as caught:
+        score_trajectory("s", suite, load_trajectory("s", suite, tmp_path), context)
+    [problem] = caught.value.problems
+    assert (problem.file.endswith("runs.jsonl"), problem.line, problem.field) == (True, 2, "run")
+    assert problem.found.startswith("'^(a|aa)+$' still searching after 0.05 s")

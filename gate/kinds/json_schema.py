@@ -1,22 +1,25 @@
-"""The JSON Schema a trajectory suite's `arguments:` constraints are written in: a subset of draft 2020-12.
+"""The JSON Schema the kinds check model output with (a trajectory suite's `arguments:`, a heuristic rubric's
+`json_schema:`): a subset of draft 2020-12.
 
 Supported (with 2020-12's meaning): `type` (one or a list; "integer" is a number with no fractional part; true and
 false are booleans, never numbers), `enum`, `const`, `properties`, `required`, `additionalProperties` (true/false
 or a schema), `minProperties`, `maxProperties`, `items` (one schema for every item), `minItems`, `maxItems`,
 `uniqueItems`, `minLength`, `maxLength` (in code points), `pattern` (searched anywhere in the string, Python's
-`re` syntax), `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers), `multipleOf`, `allOf`,
-`anyOf`, `oneOf`, `not`, and the boolean schemas `true`/`false`. Annotations (`title`, `description`, `$comment`,
-`default`, `examples`, `$schema`, `deprecated`) are allowed and ignored. Any other keyword (`$ref`, `format`,
-`patternProperties`, `if`, ...) is refused when gate.yml is loaded, never silently skipped, so a constraint the gate
-cannot check never passes. Pure: `problems` checks a schema, `violations` an instance against it.
+`re` syntax, under `gate.kinds.expressions`' time limit: `SlowSearch` past it), `minimum`, `maximum`,
+`exclusiveMinimum`, `exclusiveMaximum` (numbers), `multipleOf`, `allOf`, `anyOf`, `oneOf`, `not`, and the boolean
+schemas `true`/`false`. Annotations (`title`, `description`, `$comment`, `default`, `examples`, `$schema`,
+`deprecated`) are allowed and ignored. Any other keyword (`$ref`, `format`, `patternProperties`, `if`, ...) is
+refused when the config is read, never silently skipped, so a constraint the gate cannot check never passes. Pure:
+`problems` checks a schema, `violations` an instance against it.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 from typing import Any
+
+from gate.kinds.expressions import found, invalid_because
 
 TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 ANNOTATIONS = frozenset({"title", "description", "$comment", "default", "examples", "$schema", "deprecated"})
@@ -69,12 +72,9 @@ def problems(schema: Any, where: str = "") -> list[str]:
         elif keyword == "uniqueItems" and not isinstance(value, bool):
             found.append(f"{here}: true or false")
         elif keyword == "pattern":
-            try:
-                re.compile(value) if isinstance(value, str) else None
-            except re.error as exc:
-                found.append(f"{here}: a regular expression ({exc})")
-            if not isinstance(value, str):
-                found.append(f"{here}: a regular expression")
+            why = invalid_because(value) if isinstance(value, str) else "not a string"
+            if why is not None:
+                found.append(f"{here}: a regular expression ({why})")
     return found
 
 
@@ -155,7 +155,7 @@ def _string(instance: str, schema: dict, path: str) -> Iterator[str]:
         yield f"{path}: is {len(instance)} characters long, shorter than {schema['minLength']}"
     if "maxLength" in schema and len(instance) > schema["maxLength"]:
         yield f"{path}: is {len(instance)} characters long, longer than {schema['maxLength']}"
-    if "pattern" in schema and re.search(schema["pattern"], instance) is None:
+    if "pattern" in schema and not found(schema["pattern"], instance):
         yield f"{path}: {_shown(instance)} does not match the pattern {schema['pattern']!r}"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from gate.kinds.trajectory.schema import KEYWORDS, problems, violations
+from gate.kinds.json_schema import KEYWORDS, problems, violations
 
 SCHEMAS = [
     {"type": "object", "required": ["city"], "properties": {"city": {"type": "string", "minLength": 2}}},
