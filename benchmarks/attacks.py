@@ -45,6 +45,21 @@ suites:
     checks:
       final_score_mean: {min: 9.5}
 """
+# The base's rubric docks every answer that ends in a run of `a` with a backtracking expression; the pull request's
+# answers end in 5,000 of them and a `!`, on which the search never ends: read as "not found", they would score 10.
+SHAPED_GATE = GATE.replace("    records: out/h.jsonl\n", "    records: out/h.jsonl\n    rubric: house.yml\n")
+HOUSE = """\
+version: 1
+name: house
+categories:
+  coding:
+    metrics:
+      quality:
+        weight: 1
+        base: 10
+        indicators:
+          - {label: trailing run of a, matches: ['(a|aa)+$'], points: -10}
+"""
 HOSTILE = ("::error::forged\n@maintainers </details> <img src=x onerror=alert(1)> [x](javascript:alert(1)) "
            "\u202eevil #1 ::set-output name=verdict::pass")
 
@@ -118,7 +133,7 @@ def foreign_commands(text: str) -> int:
 
 
 def trusted_job(server, work: Path, tamper: Callable[[Path, object], None], proposed: str | None = None,
-                ) -> tuple[int, str, object]:
+                gate: str = GATE, files: dict[str, str] | None = None) -> tuple[int, str, object]:
     from tests.support.fake_github import FakeGitHub
 
     fake = FakeGitHub(base_url=server.url_for("").rstrip("/"))
@@ -126,7 +141,9 @@ def trusted_job(server, work: Path, tamper: Callable[[Path, object], None], prop
     server.expect_request(re.compile(".*")).respond_with_handler(fake.handle)
     base = work / "base"
     (base / "out").mkdir(parents=True)
-    (base / "gate.yml").write_text(GATE)
+    (base / "gate.yml").write_text(gate)
+    for relative, text in (files or {}).items():
+        (base / relative).write_text(text)
     (base / "out" / "h.jsonl").write_text("not json\n")  # the base's own copy is never what is judged
     artifact = base / ".gate-candidates"
     (artifact / "out").mkdir(parents=True)
@@ -210,12 +227,15 @@ def main() -> int:
             "    checks:\n      final_score_mean: {min: 9.5}\n", "")),
         ("PR gate.yml: gate_changes allow + waiver", lambda a, f: None, "gate_changes: allow\n" + GATE + waiver()),
     ]
+    attacks = [(name, tamper, proposed, GATE, None) for name, tamper, proposed in trusted] + [
+        ("artifact: text a rubric expression never finishes on", write("out/h.jsonl", records("a" * 5000 + "!")),
+         None, SHAPED_GATE, {"house.yml": HOUSE})]
     server = HTTPServer()
     server.start()
     try:
-        for name, tamper, proposed in trusted:
+        for name, tamper, proposed, gate, files in attacks:
             with tempfile.TemporaryDirectory() as tmp:
-                code, text, fake = trusted_job(server, Path(tmp), tamper, proposed)
+                code, text, fake = trusted_job(server, Path(tmp), tamper, proposed, gate, files)
             runs = fake.check_runs
             conclusions = [r.get("conclusion") for r in runs]
             comments = [c["body"] for cs in fake.comments.values() for c in cs]
