@@ -58,7 +58,8 @@ def test_in_time_names_up_to_ten_slow_records_and_scores_the_others(monkeypatch)
         in_time(range(len(texts)), score, lambda i: SourceRef("r.jsonl", i + 1), "response")
     problems = caught.value.problems
     assert [p.line for p in problems] == list(range(2, 12)) and {p.field for p in problems} == {"response"}
-    assert problems[0].expected == "a response each regular expression searches within 0.02 s"
+    assert problems[0].expected == ("a response each regular expression searches within its limits (0.02 s per "
+                                    "million characters, at least 0.02 s)")
     assert in_time(range(2), lambda i: i * 2, lambda i: None, "run") == [0, 2]
 
 
@@ -77,3 +78,24 @@ def test_a_rubric_without_expressions_never_imports_regex(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={"PYTHONPATH": str(Path(__file__).parents[3]), "PATH": "/usr/bin:/bin"})
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_limit_grows_with_the_text_so_a_long_honest_answer_is_searched():
+    assert expressions.limit("x" * 10) == expressions.limit("x" * 1_000_000) == expressions.SEARCH_SECONDS
+    assert expressions.limit("x" * 16_000_000) == 16 * expressions.SEARCH_SECONDS
+    long = "abc def " * 250_000  # 2 million characters: a tempered token, the slowest common shape, ~0.3 s
+    assert found(r"^(?:(?!forbidden).)*$", long) and not found(r"forbidden", long)
+
+
+def test_a_search_that_exhausts_its_backtracking_memory_raises_it_never_answers(monkeypatch):
+    """`regex` raises MemoryError (recoverably) when a search's backtracking outgrows what it allows (a tempered
+    token over 16 MB does, at ~0.5 GB): simulated here, the real case costs seconds."""
+
+    class Exhausted:
+        def search(self, text: str, timeout: float) -> None:
+            raise MemoryError
+
+    monkeypatch.setattr(expressions, "compiled", lambda pattern: Exhausted())
+    with pytest.raises(SlowSearch) as caught:
+        found("^(?:(?!x).)*$", "text")
+    assert caught.value.seconds is None and "outgrew the memory" in caught.value.what
