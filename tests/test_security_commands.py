@@ -27,6 +27,7 @@ import yaml
 from gate.io import redact
 from gate.publish import actions
 from tests.conftest import EXAMPLES, REPO
+from tests.support.cli import outside_actions
 
 SECRET = "hostile%test-secret-0042"  # announced with ::add-mask::, its % escaped
 # Each payload carries a tag naming its field, so that the test also sees it did reach the log.
@@ -279,10 +280,7 @@ def test_error_messages_quoting_hostile_values_issue_no_command(case, in_actions
     from tests.test_cli import run_cli
 
     ERROR_CASES[case](tmp_path)
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "INPUT_CONFIG", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT",
-                 "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME"):
-        monkeypatch.delenv(name, raising=False)
+    outside_actions(monkeypatch, tmp_path)
     monkeypatch.setenv("HOSTILE_TEST_SECRET", SECRET)
     if in_actions:
         monkeypatch.setenv("GITHUB_ACTIONS", "true")

@@ -23,6 +23,7 @@ from gate.publish.bundle import FOOTER_MARKER, PublishBundle, marker, posted_sco
 from gate.publish.github import GitHubPublisher, RetryPolicy
 from tests.conftest import EXAMPLES
 from tests.support import browser as browser_support
+from tests.support.cli import outside_actions
 from tests.support.fake_github import REPO, FakeGitHub
 
 HOSTILE = ("@octo-org/core-team #123 GH-7 </details></td></tr></table><script>alert(1)</script>"
@@ -270,9 +271,7 @@ def test_a_file_name_cannot_inject_a_workflow_command(tmp_path, monkeypatch, cap
     (tmp_path / "heuristic" / "a\n::add-mask::everything\n::error title=x::forged.jsonl").write_text("{not json\n")
     (tmp_path / "gate.yml").write_text("version: 1\nsuites:\n  rubric:\n    kind: heuristic\n"
                                        "    records: heuristic/*.jsonl\n")
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "INPUT_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
+    outside_actions(monkeypatch, tmp_path)
     assert run_cli(monkeypatch, "run", "--no-publish", "-q") == 2
     err = capsys.readouterr().err
     assert "forged.jsonl" in err  # the problem is reported, naming the file

@@ -16,7 +16,7 @@ from statsmodels.stats.proportion import proportion_confint
 from gate.kinds.heuristic.catalogue import RUBRICS
 from gate.kinds.heuristic.rubric import load_rubric
 from gate.kinds.heuristic.rules import score_response
-from tests.support.cli import run_main
+from tests.support.cli import outside_actions, run_main
 
 CODE = 'def add(a, b):\n    """Add."""\n    return a + b\n'
 GOOD = ('def total(values):\n    """Sum."""\n    try:\n        result = sum(values)\n    except TypeError:\n'
@@ -45,10 +45,7 @@ def setup(tmp_path: Path, monkeypatch, run: dict[str, list[str]], items: str = I
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "gate.yml").write_text("version: 1\nsuites:\n  rubric:\n    kind: heuristic\n    records: r.jsonl\n"
                                        + items + checks)
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "INPUT_CONFIG", "INPUT_SUITES",
-                 "GITHUB_SHA"):
-        monkeypatch.delenv(name, raising=False)
+    outside_actions(monkeypatch, tmp_path)
 
 
 def checks_of(report: dict) -> dict[tuple[str, str], dict]:

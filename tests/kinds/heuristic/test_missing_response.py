@@ -14,7 +14,7 @@ from gate.kinds.base import ScoringContext
 from gate.kinds.heuristic import score_heuristic
 from gate.kinds.heuristic.config import ExpectedResponses, HeuristicSuiteConfig
 from gate.kinds.heuristic.records import load_heuristic
-from tests.support.cli import run_main
+from tests.support.cli import outside_actions, run_main
 from tests.support.fake_runtime import FakeRuntime
 
 
@@ -122,9 +122,7 @@ def test_the_run_goes_on_and_reports_it(tmp_path, monkeypatch, capsys):
     write(tmp_path / "h", ROWS)
     (tmp_path / "gate.yml").write_text("version: 1\nsuites:\n  rubric:\n    kind: heuristic\n"
                                        "    records: h/r.jsonl\n    checks: {}\n")
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "INPUT_CONFIG", "INPUT_SUITES"):
-        monkeypatch.delenv(name, raising=False)
+    outside_actions(monkeypatch, tmp_path)
     code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "-o", "out")
     assert code in (0, 1), err  # judged, not stopped on input
     report = json.loads((tmp_path / "out" / "report.json").read_text())

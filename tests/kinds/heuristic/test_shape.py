@@ -19,7 +19,7 @@ from gate.kinds.heuristic.rubric import Feature, load_rubric
 from gate.kinds.heuristic.rules import Text, Written, score_response
 from tests.conftest import EXAMPLES
 from tests.kinds.heuristic.test_scorer import score, write_rubric
-from tests.support.cli import run_main
+from tests.support.cli import outside_actions, run_main
 
 RUBRIC = """\
 version: 1
@@ -158,9 +158,7 @@ def test_the_slow_search_fails_the_run_it_never_passes_it(tmp_path, monkeypatch,
                                                   "response": HOSTILE}) + "\n")
     (tmp_path / "gate.yml").write_text("version: 1\nsuites:\n  h:\n    kind: heuristic\n    records: r.jsonl\n"
                                        "    rubric: rubric.yml\n    checks:\n      safety_mean: {min: 5}\n")
-    monkeypatch.chdir(tmp_path)
-    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "INPUT_CONFIG", "GITHUB_SHA"):
-        monkeypatch.delenv(name, raising=False)
+    outside_actions(monkeypatch, tmp_path)
     code, out, err = run_main(monkeypatch, capsys, "run", "--no-publish", "-o", "out")
     assert code == 2 and "r.jsonl:1, field 'response'" in err and "Traceback" not in err
 
