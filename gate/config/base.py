@@ -25,6 +25,7 @@ from gate.config.items import ItemsConfig
 from gate.config.strict import BoolForNumber as BoolForNumber  # re-exported: gate.config.base is their old home
 from gate.config.strict import Globs as Globs
 from gate.config.strict import StrictModel as StrictModel
+from gate.config.strict import invalid
 
 # ---------------------------------------------------------------- checks
 
@@ -84,38 +85,44 @@ class CheckConfig(StrictModel):
     @model_validator(mode="after")
     def _bounds_make_sense(self) -> CheckConfig:
         if self.min is None and self.max is None and not self.relative:
-            raise ValueError("a check needs `min`, `max`, `max_decrease` or `max_increase` (e.g. `{min: 0.8}`)")
+            raise invalid("a bound: `min`, `max`, `max_decrease` or `max_increase`", found="a check with none",
+                          fix="e.g. `{min: 0.8}` (fails below 0.8) or `{max_decrease: 0.05, significant: true}`")
         for warn, bound in (("warn_decrease", "max_decrease"), ("warn_increase", "max_increase")):
             warn_value, bound_value = getattr(self, warn), getattr(self, bound)
             if warn_value is not None and bound_value is None:
-                raise ValueError(f"`{warn}` needs `{bound}` (the level that fails)")
+                raise invalid(f"`{bound}` beside `{warn}` (the change that fails)", found=f"`{warn}: {warn_value:g}` "
+                              f"without `{bound}`", fix=f"add `{bound}:` (above {warn_value:g}) or drop `{warn}`")
             if warn_value is not None and warn_value > bound_value:
-                raise ValueError(f"`{warn}` ({warn_value}) must be at or below `{bound}` ({bound_value}): "
-                                 "changes warn from the warn level and fail past the max")
+                raise invalid(f"`{warn}` at or below `{bound}`: a change warns from the first and fails past the "
+                              "second", found=f"`{warn}: {warn_value:g}` above `{bound}: {bound_value:g}`",
+                              fix=f"swap them, or lower `{warn}`")
         if self.confidence is not None:
-            raise ValueError(f"`confidence: {self.confidence}` is gone: set `alpha: {round(1 - self.confidence, 6):g}` "
-                             "at the top of gate.yml instead (one false-alarm budget shared by every "
-                             "significance-tested check)")
+            alpha = round(1 - self.confidence, 6)
+            raise invalid("`alpha` at the top of gate.yml: one false-alarm budget shared by every "
+                          "significance-tested check", found=f"`confidence: {self.confidence:g}` on a check "
+                          "(retired)", fix=f"drop `confidence` and set `alpha: {alpha:g}` at the top of gate.yml")
         if self.significant and not self.relative:
-            raise ValueError("`significant: true` needs `max_decrease` or `max_increase` (it tests a change "
-                             "against the baseline snapshot)")
+            raise invalid("`max_decrease` or `max_increase` with `significant: true` (it tests a change against "
+                          "the baseline snapshot)", found="`significant: true` on a `min`/`max` check",
+                          fix="give the change that fails, e.g. `max_decrease: 0.05`, or drop `significant`")
         if self.warn is not None and self.min is None and self.max is None:
-            raise ValueError("`warn` is for `min`/`max`; for changes use `warn_decrease`/`warn_increase`")
+            raise invalid("`warn` beside `min` or `max`", found=f"`warn: {self.warn:g}` on a change check",
+                          fix="for changes use `warn_decrease` / `warn_increase`")
         if self.min is not None and self.max is not None:
             if self.min > self.max:
-                raise ValueError(f"`min` ({self.min}) is greater than `max` ({self.max})")
+                raise invalid("`min` at or below `max`", found=f"`min` ({self.min:g}) is greater than `max` "
+                              f"({self.max:g})", fix="swap them: values fail below `min` and above `max`")
             if self.warn is not None:
-                raise ValueError("`warn` needs exactly one of `min`/`max`; split the check in two")
+                raise invalid("`warn` with exactly one of `min`/`max`", found=f"`warn: {self.warn:g}` with both",
+                              fix="split the check in two: a list `[{min: …, warn: …}, {max: …}]`")
         if self.warn is not None and self.min is not None and self.warn < self.min:
-            raise ValueError(
-                f"`warn` ({self.warn}) must be at or above `min` ({self.min}): values fail below min, "
-                "and warn between min and warn"
-            )
+            raise invalid("`warn` at or above `min`: values fail below `min` and warn between `min` and `warn`",
+                          found=f"`warn: {self.warn:g}` below `min: {self.min:g}`",
+                          fix="raise `warn` above `min`, or swap them")
         if self.warn is not None and self.max is not None and self.warn > self.max:
-            raise ValueError(
-                f"`warn` ({self.warn}) must be at or below `max` ({self.max}): values fail above max, "
-                "and warn between warn and max"
-            )
+            raise invalid("`warn` at or below `max`: values fail above `max` and warn between `warn` and `max`",
+                          found=f"`warn: {self.warn:g}` above `max: {self.max:g}`",
+                          fix="lower `warn` below `max`, or swap them")
         return self
 
 

@@ -8,6 +8,7 @@ import typing
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic_core import PydanticCustomError
 
 
 class StrictModel(BaseModel):
@@ -81,3 +82,9 @@ Globs = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string", "minLength": 1},
                               {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]}),
 ]
+
+
+def invalid(expected: str, fix: str, found: str | None = None) -> PydanticCustomError:
+    """A validator's error that carries its own expectation, finding and fix into the located `Problem`
+    (`gate.config.located.to_problem`, `gate.kinds.records.explain`)."""
+    return PydanticCustomError("gate_input", "{expected}", {"expected": expected, "found": found, "fix": fix})

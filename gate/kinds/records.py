@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError
-from pydantic_core import PydanticCustomError
 
+from gate.config.strict import invalid as invalid  # re-exported: the kinds' record validators raise it
 from gate.errors import Problem, describe
 from gate.io import RawRecord, SourceRef
 
@@ -30,11 +30,6 @@ class InputModel(BaseModel):
         # a scorer asks tens of thousands of times)
         private = self.__pydantic_private__
         return private.get("_source") if private else None
-
-
-def invalid(expected: str, fix: str, found: str | None = None) -> PydanticCustomError:
-    """A validator's error that carries its own expectation, finding and fix into the `Problem`."""
-    return PydanticCustomError("gate_input", "{expected}", {"expected": expected, "found": found, "fix": fix})
 
 
 def _as_id(value: Any) -> Any:

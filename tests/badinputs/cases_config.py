@@ -70,7 +70,7 @@ def config_cases() -> list[Case]:
              "field 'suites.s.checks.final_scor_mean'", "a metric of rubric seed-v1",
              "Fix: did you mean 'final_score_mean'?"),
         case("config-min-above-max", "config", suite_with("    checks: {final_score_mean: {min: 9, max: 1}}\n"),
-             "field 'suites.s.checks.final_score_mean'", "`min` (9.0) is greater than `max` (1.0)", "Fix:"),
+             "field 'suites.s.checks.final_score_mean'", "`min` (9) is greater than `max` (1)", "Fix:"),
         case("config-check-no-bound", "config", suite_with("    checks: {final_score_mean: {warn: 1}}\n"),
              "field 'suites.s.checks.final_score_mean'", "Fix:"),
         case("config-check-nan", "config", suite_with("    checks: {final_score_mean: {min: .nan}}\n"),

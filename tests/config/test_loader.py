@@ -125,19 +125,26 @@ def test_the_metric_catalogue_is_passed_in():
 
 
 @pytest.mark.parametrize(
-    "check, message",
+    "check, expected, found, fix",
     [
-        ("{}", "needs `min`, `max`, `max_decrease` or `max_increase`"),
-        ("{min: 0.8, warn: 0.7}", "must be at or above `min`"),
-        ("{max: 3, warn: 4}", "must be at or below `max`"),
-        ("{min: 2, max: 1}", "greater than `max`"),
-        ("{min: 0.1, max: 0.9, warn: 0.5}", "exactly one of"),
+        ("{}", "a bound: `min`, `max`, `max_decrease` or `max_increase`", "a check with none", "{min: 0.8}"),
+        ("{min: 0.8, warn: 0.7}", "`warn` at or above `min`", "`warn: 0.7` below `min: 0.8`", "raise `warn`"),
+        ("{max: 3, warn: 4}", "`warn` at or below `max`", "`warn: 4` above `max: 3`", "lower `warn`"),
+        ("{min: 2, max: 1}", "`min` at or below `max`", "`min` (2) is greater than `max` (1)", "swap them"),
+        ("{min: 0.1, max: 0.9, warn: 0.5}", "exactly one of", "`warn: 0.5` with both", "split the check in two"),
+        ("{max_decrease: 0.05, warn_decrease: 0.1}", "`warn_decrease` at or below `max_decrease`",
+         "`warn_decrease: 0.1` above `max_decrease: 0.05`", "swap them"),
+        ("{min: 0.5, significant: true}", "with `significant: true`", "`significant: true` on a `min`/`max` check",
+         "max_decrease: 0.05"),
+        ("{max_decrease: 0.1, warn: 0.2}", "`warn` beside `min` or `max`", "on a change check", "warn_decrease"),
+        ("{min: 0.5, confidence: 0.95}", "`alpha` at the top of gate.yml", "`confidence: 0.95` on a check",
+         "`alpha: 0.05`"),
     ],
 )
-def test_inconsistent_checks(check, message):
+def test_inconsistent_checks_say_what_was_expected_found_and_the_fix(check, expected, found, fix):
     [problem] = problems_of(MINIMAL + f"    checks:\n      bertscore_f1: {check}\n")
-    assert problem.field == "suites.fb.checks.bertscore_f1"
-    assert message in problem.found
+    assert problem.field == "suites.fb.checks.bertscore_f1" and problem.line == 8
+    assert expected in problem.expected and found in problem.found and fix in problem.fix
 
 
 def test_wrong_type_names_value_received():

@@ -271,4 +271,4 @@ def test_confidence_in_a_check_is_an_error_that_names_alpha(tmp_path):
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
     [problem] = caught.value.problems
     assert problem.line == 8 and problem.field == "suites.fb.checks.bertscore_f1"
-    assert "`alpha: 0.1`" in problem.found and problem.render().startswith(f"{path}:8")
+    assert "`alpha: 0.1`" in problem.fix and problem.render().startswith(f"{path}:8")
