@@ -19,6 +19,7 @@ from gate.config.base import StrictModel, SuiteBase
 from gate.config.generation import PROVIDER_NAME, ProviderConfig
 from gate.config.registered import default_models, models_model, suite_models
 from gate.config.runtime import BertScoreModelConfig, ModelsConfig, RuntimeConfig
+from gate.config.strict import invalid
 from gate.config.verdicts import Correction, GateChangesPolicy, InconclusivePolicy, Waiver
 from gate.errors import Problem
 
@@ -205,9 +206,9 @@ class GateConfig(StrictModel):
     def _suite_names_are_path_safe(cls, suites: dict[str, object]) -> dict[str, object]:
         for name in suites:
             if not name or not all(c.isalnum() or c in "-_." for c in name) or name.startswith("."):
-                raise ValueError(
-                    f"suite name {name!r} must use letters, digits, '-', '_' or '.' (it names a folder)"
-                )
+                raise invalid("suite names of letters, digits, '-', '_' or '.', not starting with '.' (each names "
+                              "a folder of the report)", found=repr(name),
+                              fix="rename the suite, e.g. `feedback-drift`")
         return suites
 
     # Deprecated names gate.yml used, rewritten by the loader (`gate.config.renamed`): printed, never fatal.

@@ -24,7 +24,7 @@ from typing import Annotated, Literal
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
 from gate.config.endpoints import key_name_problem, parse_endpoint
-from gate.config.strict import Globs, StrictModel
+from gate.config.strict import Globs, StrictModel, invalid
 
 PROVIDER_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # it names cassette files
 
@@ -126,7 +126,10 @@ class GenerateConfig(StrictModel):
     @model_validator(mode="after")
     def _dollars_need_a_price(self) -> GenerateConfig:
         if self.budget.max_usd is not None and self.price is None:
-            raise ValueError("budget.max_usd needs `price` (USD per million prompt and completion tokens)")
+            raise invalid("`price` beside `budget.max_usd` (dollars are counted from tokens at that price)",
+                          found=f"`budget.max_usd: {self.budget.max_usd:g}` without `price`",
+                          fix="add `price: {prompt: <USD per million prompt tokens>, completion: <…>}` or drop "
+                              "`max_usd` (`max_tokens` needs no price)")
         return self
 
 

@@ -8,6 +8,7 @@ from pydantic import Field, PositiveFloat, PositiveInt, field_validator
 
 from gate.config.base import StrictModel
 from gate.config.endpoints import DEFAULT_KEY_ENV, key_name_problem, parse_endpoint
+from gate.config.strict import invalid
 
 JUDGE_CRITERIA = ("relevance", "accuracy", "completeness", "coherence")
 
@@ -53,5 +54,6 @@ class GraderConfig(StrictModel):
     def _names(cls, criteria: list[str]) -> list[str]:
         for name in criteria:
             if not name.replace("_", "").isalnum():
-                raise ValueError(f"criterion {name!r} must be letters, digits and '_' (it names a metric)")
+                raise invalid("a criterion name of letters, digits and '_' (it names a metric: judge_<name>)",
+                              found=repr(name), fix="e.g. `relevance` or `tone_match`")
         return criteria

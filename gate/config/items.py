@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from gate.config.strict import StrictModel
+from gate.config.strict import StrictModel, invalid
 
 # Group and suite metrics a suite with `items:` gains: each the mean over the group's items of one item value
 # (`<column>_mean`; `pass_rate_met_share` the share of items whose Wilson lower bound meets `pass_rate_min`).
@@ -46,7 +46,8 @@ class ItemCriterion(StrictModel):
     @model_validator(mode="after")
     def _one_bound(self) -> ItemCriterion:
         if (self.min is None) == (self.max is None):
-            raise ValueError("a criterion needs exactly one of `min`/`max` (e.g. `{metric: final_score, min: 6}`)")
+            raise invalid("exactly one of `min`/`max`", found="both" if self.min is not None else "neither",
+                          fix="e.g. `{metric: final_score, min: 6}` (a draw passes at 6 or above)")
         return self
 
 

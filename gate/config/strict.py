@@ -87,4 +87,6 @@ Globs = Annotated[
 def invalid(expected: str, fix: str, found: str | None = None) -> PydanticCustomError:
     """A validator's error that carries its own expectation, finding and fix into the located `Problem`
     (`gate.config.located.to_problem`, `gate.kinds.records.explain`)."""
-    return PydanticCustomError("gate_input", "{expected}", {"expected": expected, "found": found, "fix": fix})
+    shown = f", found {found}" if found is not None else ""  # pydantic's own rendering (str of the error) says all
+    return PydanticCustomError("gate_input", "{expected}{shown}. Fix: {fix}",
+                               {"expected": expected, "found": found, "fix": fix, "shown": shown})

@@ -20,6 +20,7 @@ from enum import Enum
 from pydantic import Field, field_validator
 
 from gate.config.base import StrictModel
+from gate.config.strict import invalid
 from gate.stats import Correction
 
 __all__ = ["Correction", "GateChangesPolicy", "InconclusivePolicy", "Waiver"]
@@ -58,5 +59,6 @@ class Waiver(StrictModel):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("must say something (it is shown beside the waived check)")
+            raise invalid("a few words (shown beside the waived check)", found="nothing but white space",
+                          fix="say why it is waived and who owns it, e.g. `reason: flaky judge, see #123`")
         return value.strip()

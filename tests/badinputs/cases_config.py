@@ -57,7 +57,7 @@ def config_cases() -> list[Case]:
         case("config-suite-not-mapping", "config", replaced(suite, "  s: heuristic\n"),
              "field 'suites.s'", "Fix:"),
         case("config-suite-name-path", "config", replaced("  s:\n", "  ../s:\n"),
-             "field 'suites'", "(it names a folder)", "Fix:"),
+             "field 'suites'", "(each names a folder of the report)", "Fix:"),
         case("config-unknown-suite-field", "config", suite_with("    record: x\n"),
              "field 'suites.s.record'", "unknown field 'record'", "Fix: did you mean 'records'?"),
         case("config-records-empty-list", "config", replaced("records: heuristic/*", "records: []"),

@@ -128,7 +128,7 @@ def trajectory_cases() -> list[Case]:
              _suite("    expect:\n      t1:\n        arguments: {search: {$ref: '#/x'}}\n"),
              "gate.yml:12", "field 'suites.s.expect.t1.arguments'", "search.$ref: unsupported keyword", "Fix:"),
         case("trajectory-expect-answer-empty", "trajectory", _suite("    expect:\n      t1: {answer: {}}\n"),
-             "gate.yml:11", "field 'suites.s.expect.t1.answer'", "give `exact`, `contains` or `similar_to`", "Fix:"),
+             "gate.yml:11", "field 'suites.s.expect.t1.answer'", "one of `exact`, `contains` or `similar_to`", "Fix:"),
         case("trajectory-edit-distance-without-baseline", "trajectory",
              with_suite("trajectory", checks="{tool_edit_distance_mean: {max: 1}}"),
              "field 'suites.s.checks.tool_edit_distance_mean'", "a `baseline:` of runs", "Fix: add `baseline:"),

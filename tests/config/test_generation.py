@@ -74,4 +74,5 @@ def test_a_kind_without_a_recipe_and_a_dollar_budget_without_a_price():
     assert found["suites.s.generate"][1:] == ("a suite whose kind can generate its records",
                                               "kind heuristic has no generation recipe")
     priced = problems(BASE + "      budget: {max_usd: 2}\n")
-    assert "budget.max_usd needs `price`" in priced["suites.s.generate"][2]
+    assert "`price` beside `budget.max_usd`" in priced["suites.s.generate"][1]
+    assert priced["suites.s.generate"][2] == "`budget.max_usd: 2` without `price`"

@@ -179,7 +179,7 @@ def test_not_a_mapping():
 
 def test_suite_names_must_be_path_safe():
     [problem] = problems_of(MINIMAL.replace("  fb:", "  ../evil:"))
-    assert "folder" in problem.found
+    assert "folder" in problem.expected and problem.found == "'../evil'" and "rename the suite" in problem.fix
 
 
 def test_missing_config_file_is_input_error(tmp_path):

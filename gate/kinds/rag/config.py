@@ -14,6 +14,7 @@ from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_v
 from gate.config import EMBEDDING, GateConfig, ModelKey, ModelRole, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
 from gate.config.grader import GraderConfig
+from gate.config.strict import invalid
 
 NLI = ModelRole("nli", "NLI model", engine="nli")
 MODEL_KEYS = (ModelKey(NLI, "cross-encoder/nli-deberta-v3-xsmall",
@@ -104,15 +105,19 @@ class RagSuiteConfig(SuiteBase):
         allowed = {*DEFAULT_OVERALL_WEIGHTS, "claim_faithfulness", *(f"judge_{c}" for c in self.judge.criteria)}
         unknown = sorted(set(self.overall_weights) - allowed)
         if unknown:
-            raise ValueError(f"overall_weights: unknown metric(s) {unknown}; use {sorted(allowed)}")
+            raise invalid(f"overall_weights of these metrics: {', '.join(sorted(allowed))}",
+                          found=f"unknown metric(s) {', '.join(unknown)}", fix="weigh only the metrics listed")
         if self.claim_judge and not (self.claim_faithfulness and self.judge.enabled):
-            raise ValueError("claim_judge: the LLM's claim verdicts are measured against the NLI model's: set "
-                             "`claim_faithfulness: true` and `judge: {enabled: true}` too, or drop claim_judge")
+            raise invalid("`claim_faithfulness: true` and `judge: {enabled: true}` beside `claim_judge` (the LLM's "
+                          "claim verdicts are measured against the NLI model's)", found="`claim_judge: true` alone",
+                          fix="set both, or drop `claim_judge`")
         if self.claim_decomposition == "llm" and not self.claim_judge:
-            raise ValueError("claim_decomposition: llm asks the suite's LLM judge to split the answers: set "
-                             "`claim_judge: true` (and what it needs), or drop claim_decomposition")
+            raise invalid("`claim_judge: true` beside `claim_decomposition: llm` (it asks the suite's LLM judge "
+                          "to split the answers)", found="`claim_decomposition: llm` without `claim_judge`",
+                          fix="set `claim_judge: true` (and what it needs), or drop `claim_decomposition`")
         if any(w < 0 for w in self.overall_weights.values()) or not any(self.overall_weights.values()):
-            raise ValueError("overall_weights must be non-negative and not all zero")
+            raise invalid("overall_weights ≥ 0, not all zero", found=str(dict(self.overall_weights)),
+                          fix="give each metric its share, e.g. `{mrr: 0.5, context_similarity: 0.5}`")
         return self
 
 

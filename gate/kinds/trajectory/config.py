@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from gate.config import BERTSCORE, BertScoreModelConfig, GateConfig, ModelUse
 from gate.config.base import Globs, StrictModel, SuiteBase
+from gate.config.strict import invalid
 from gate.kinds.json_schema import problems as schema_problems
 
 DEFAULT_MIN_F1 = 0.9  # an answer's least BERTScore F1 against `similar_to` where `min_f1` is not given
@@ -47,7 +48,8 @@ class AnswerExpectation(StrictModel):
     @model_validator(mode="after")
     def _something(self) -> AnswerExpectation:
         if self.exact is None and not self.contains and self.similar_to is None:
-            raise ValueError("answer: give `exact`, `contains` or `similar_to`")
+            raise invalid("one of `exact`, `contains` or `similar_to`", found="an `answer:` with none of them",
+                          fix="e.g. `answer: {contains: [Paris]}`")
         return self
 
 
@@ -76,8 +78,9 @@ class Expectation(StrictModel):
     def _schemas(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         found = [p for tool, given in (value or {}).items() for p in schema_problems(given, tool)]
         if found:
-            raise ValueError("arguments: not a JSON Schema the gate can check: " + "; ".join(found[:5])
-                             + (f" (and {len(found) - 5} more)" if len(found) > 5 else ""))
+            raise invalid("per tool, a JSON Schema the gate can check (a subset of draft 2020-12)",
+                          found="; ".join(found[:5]) + (f" (and {len(found) - 5} more)" if len(found) > 5 else ""),
+                          fix="use the supported keywords (docs/suites/trajectory.md)")
         return value
 
     def limits(self) -> dict[str, float]:

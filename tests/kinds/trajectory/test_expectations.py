@@ -66,7 +66,7 @@ def test_subsequence():
 
 
 @pytest.mark.parametrize("expectation, message", [
-    ({"answer": {}}, "give `exact`, `contains` or `similar_to`"),
+    ({"answer": {}}, "one of `exact`, `contains` or `similar_to`"),
     ({"arguments": {"t": {"$ref": "#/x"}}}, "t.$ref: unsupported keyword"),
     ({"max_steps": -1}, "greater than or equal to 0"),
     ({"tools_called": "search"}, "valid list"),
