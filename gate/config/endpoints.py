@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from gate.config.strict import invalid
+
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"  # the judge key's variable when the workflow names none
 # Variables a GitHub runner fills with credentials or with what the workflow passes to the action.
@@ -92,3 +94,24 @@ def key_name_problem(name: str) -> str | None:
         return (f"{name} is a GitHub or Actions variable ({', '.join(p + '*' for p in FORBIDDEN_PREFIXES)}); the "
                 "judge never sends those. Name the variable holding the judge's own API key (e.g. OPENAI_API_KEY)")
     return None
+
+
+def endpoint_url(base_url: str) -> str:
+    """gate.yml's `base_url` (a judge's, a provider's) normalised, so the URL the workflow's allow-list is checked
+    against is the one requested; a located error naming why it is refused otherwise."""
+    try:
+        return parse_endpoint(base_url).url
+    except ValueError as why:
+        raise invalid("an https URL of an OpenAI-compatible API root (…/v1); plain http only to this machine",
+                      found=str(why), fix=f"e.g. `{DEFAULT_ENDPOINT}`; the workflow's `judge_endpoints` must allow "
+                      "it too") from None
+
+
+def key_variable(name: str) -> str:
+    """gate.yml's `api_key_env`: a variable that may hold a model API's key, or a located error."""
+    why = key_name_problem(name)
+    if why:
+        raise invalid("the name of the variable holding the model API's own key, never a GitHub or Actions one",
+                      found=why.split(";")[0], fix=f"e.g. `{DEFAULT_KEY_ENV}`; the workflow names it "
+                      "(`judge_api_key_env`) and gate.yml may only repeat it")
+    return name

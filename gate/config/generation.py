@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
-from gate.config.endpoints import key_name_problem, parse_endpoint
+from gate.config.endpoints import endpoint_url, key_variable
 from gate.config.strict import Globs, StrictModel, invalid
 
 PROVIDER_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"  # it names cassette files
@@ -46,15 +46,12 @@ class OpenAIProviderConfig(StrictModel):
     @field_validator("base_url")
     @classmethod
     def _endpoint(cls, base_url: str) -> str:
-        return parse_endpoint(base_url).url
+        return endpoint_url(base_url)  # normalised: the allow-list is checked against the URL requested
 
     @field_validator("api_key_env")
     @classmethod
     def _key_name(cls, name: str | None) -> str | None:
-        why = key_name_problem(name) if name is not None else None
-        if why:
-            raise ValueError(why)
-        return name
+        return key_variable(name) if name is not None else None  # never the GitHub token's variable
 
 
 class CommandProviderConfig(StrictModel):

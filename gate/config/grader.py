@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator
 
 from gate.config.base import StrictModel
-from gate.config.endpoints import DEFAULT_KEY_ENV, key_name_problem, parse_endpoint
+from gate.config.endpoints import DEFAULT_KEY_ENV, endpoint_url, key_variable
 from gate.config.strict import invalid
 
 JUDGE_CRITERIA = ("relevance", "accuracy", "completeness", "coherence")
@@ -38,16 +38,12 @@ class GraderConfig(StrictModel):
     @field_validator("base_url")
     @classmethod
     def _endpoint(cls, base_url: str) -> str:
-        """Normalised here, so the URL the workflow's allow-list is checked against is the one requested."""
-        return parse_endpoint(base_url).url
+        return endpoint_url(base_url)  # normalised: the allow-list is checked against the URL requested
 
     @field_validator("api_key_env")
     @classmethod
     def _key_name(cls, name: str) -> str:
-        why = key_name_problem(name)  # a pull request's gate.yml must not pick the GitHub token
-        if why:
-            raise ValueError(why)
-        return name
+        return key_variable(name)  # a pull request's gate.yml must not pick the GitHub token
 
     @field_validator("criteria")
     @classmethod

@@ -61,7 +61,8 @@ class Comparison(_Strict):
     @model_validator(mode="after")
     def _has_a_bound(self) -> Comparison:
         if all(v is None for v in (self.gt, self.ge, self.lt, self.le)):
-            raise ValueError("a comparison needs one of gt, ge, lt, le")
+            raise invalid("a bound: one of `gt`, `ge`, `lt`, `le`", found=f"`feature: {self.feature.value}` alone",
+                          fix=f"e.g. `{{feature: {self.feature.value}, le: 50}}`")
         return self
 
     def holds(self, value: float) -> bool:
@@ -132,8 +133,9 @@ class Indicator(_Strict):
     def _has_a_condition(self) -> Indicator:
         if not any((self.any, self.all, self.none, self.matches, self.no_match, self.json_schema is not None,
                     self.when, self.prompts)):
-            raise ValueError(f"indicator {self.label!r} needs a condition: any, all, none, matches, no_match, "
-                             "json_schema, when or prompts")
+            raise invalid("a condition: any, all, none, matches, no_match, json_schema, when or prompts",
+                          found=f"indicator {self.label!r} with `points` only",
+                          fix="add what must hold, e.g. `any: [\"try:\"]`; points that always apply belong in `base`")
         return self
 
 
@@ -164,7 +166,9 @@ class Category(_Strict):
     def _weights_sum_to_one(self) -> Category:
         total = math.fsum(m.weight for m in self.metrics.values())
         if abs(total - 1.0) > 1e-9:
-            raise ValueError(f"metric weights must sum to 1, they sum to {total:g}")
+            shares = ", ".join(f"{name}: {m.weight:g}" for name, m in self.metrics.items())
+            raise invalid("metric weights that sum to 1", found=f"{shares} (sum {total:g})",
+                          fix="scale the weights so that they sum to 1")
         return self
 
 
@@ -179,10 +183,12 @@ class Rubric(_Strict):
     def _sane(self) -> Rubric:
         low, high = self.bounds
         if low >= high:
-            raise ValueError(f"bounds must be [low, high] with low < high, got {list(self.bounds)}")
+            raise invalid("bounds [low, high] with low < high", found=str(list(self.bounds)),
+                          fix="e.g. `bounds: [0, 10]`")
         names = [m for c in self.categories.values() for m in c.metrics]
         if "final_score" in names:
-            raise ValueError("`final_score` is the weighted sum; a metric cannot be called that")
+            raise invalid("metric names other than `final_score` (the weighted sum of the metrics)",
+                          found="a metric called `final_score`", fix="rename the metric")
         return self
 
     def metric_names(self) -> list[str]:

@@ -175,13 +175,13 @@ def test_a_custom_rubric_scores_and_its_metrics_can_be_checked(tmp_path):
 @pytest.mark.parametrize("old, new, field, message", [
     ("weight: 0.5\n        base: 5\n        indicators:\n          - {label: short",
      "weight: 0.6\n        base: 5\n        indicators:\n          - {label: short", "categories.summary",
-     "weights must sum to 1"),
+     "metric weights that sum to 1, found brevity: 0.6, clarity: 0.5 (sum 1.1)"),
     ("feature: word_count, le: 20", "feature: words, le: 20",
      "categories.summary.metrics.brevity.indicators.0.when.0.feature", "word_count"),
     ("              - {label: some, when: {feature: sentence_count, ge: 2}, points: 1}\n", "", "first_of",
      "at least 2"),
     ("{label: short, when: {feature: word_count, le: 20}, points: 3}", "{label: short, points: 3}",
-     "categories.summary.metrics.brevity.indicators.0", "needs a condition"),
+     "categories.summary.metrics.brevity.indicators.0", "found indicator 'short' with `points` only"),
 ])
 def test_rubric_files_are_validated_with_lines(tmp_path, old, new, field, message):
     assert old in RUBRIC
