@@ -53,25 +53,44 @@ class Text:
     written: Written
 
     def feature(self, feature: Feature) -> float:
-        return float(self.written.json is not NOT_JSON) if feature is Feature.JSON_VALID else self.features[feature]
+        return self.features[feature]
 
     def conforms(self, schema: dict[str, Any]) -> bool:
         """Whether the response as written is JSON that `schema` accepts (`gate.kinds.json_schema`)."""
+        return self.nonconformity(schema) is None
+
+    def nonconformity(self, schema: dict[str, Any]) -> str | None:
+        """Why the response as written is not JSON that `schema` accepts (the first violation), or None."""
         value = self.written.json
-        return value is not NOT_JSON and next(violations(value, schema), None) is None
+        return "not one JSON value" if value is NOT_JSON else next(violations(value, schema), None)
 
     @cached_property
     def features(self) -> dict[Feature, float]:
+        """The seed's features, computed together; json_valid on first use (it parses the response)."""
         words = self.value.split()
         names = {name for name in _ASSIGNMENT.findall(self.value) if len(name) > 3}
-        return {
+        return _Features(self.written, {
             Feature.WORD_COUNT: float(len(words)),
             Feature.SENTENCE_COUNT: float(sum(1 for piece in re.split(r"[.!?]+", self.value) if piece.strip())),
             Feature.VOCAB_DIVERSITY: len({w.lower() for w in words}) / len(words) if words else 0.0,
             Feature.QUOTE_COUNT: float(self.value.count('"')),
             Feature.CHAR_COUNT: float(len(self.value)),
             Feature.DESCRIPTIVE_NAMES: float(len(names)),
-        }
+        })
+
+
+class _Features(dict[Feature, float]):
+    """A response's features; json_valid is computed when first asked for (`__missing__`)."""
+
+    def __init__(self, written: Written, computed: dict[Feature, float]) -> None:
+        super().__init__(computed)
+        self.written = written
+
+    def __missing__(self, feature: Feature) -> float:
+        if feature is not Feature.JSON_VALID:
+            raise KeyError(feature)
+        self[feature] = value = float(self.written.json is not NOT_JSON)
+        return value
 
 
 @dataclass(frozen=True)
@@ -82,10 +101,21 @@ class Fired:
 
 
 @dataclass(frozen=True)
+class Unmet:
+    """A rewarded `json_schema` indicator whose other conditions held but whose schema did not: why (the first
+    violation, or "not one JSON value"), for the report's explanation of a low score."""
+
+    metric: str
+    label: str
+    why: str
+
+
+@dataclass(frozen=True)
 class ResponseScore:
     metrics: dict[str, float]  # clamped, per rubric metric of the category
     final_score: float
     fired: tuple[Fired, ...] = field(default=())
+    unmet: tuple[Unmet, ...] = field(default=())
 
 
 def _refuse(constant: str) -> None:
@@ -109,6 +139,7 @@ def score_response(rubric: Rubric, category: str, response: str, prompt_id: str)
     low, high = rubric.bounds
     metrics: dict[str, float] = {}
     fired: list[Fired] = []
+    unmet: list[Unmet] = []
     for name, metric in spec.metrics.items():
         score = metric.base
         for rule in metric.indicators:
@@ -116,9 +147,30 @@ def score_response(rubric: Rubric, category: str, response: str, prompt_id: str)
             if applied is not None:
                 score += applied.points
                 fired.append(Fired(name, applied.label, applied.points))
+            elif isinstance(rule, Choice) or (rule.json_schema is not None and rule.points > 0):  # a rewarded shape
+                unmet += [Unmet(name, i.label, why) for i, why in _shape_misses(rule, spec, texts, number)]
         metrics[name] = min(high, max(low, score))
     final = math.fsum(metrics[name] * metric.weight for name, metric in spec.metrics.items())
-    return ResponseScore(metrics, final, tuple(fired))
+    return ResponseScore(metrics, final, tuple(fired), tuple(unmet))
+
+
+def _shape_misses(rule: Indicator | Choice, category: Category, texts: dict[Case, Text],
+                  number: int | None) -> list[tuple[Indicator, str]]:
+    """For a rule that did not apply: each rewarded alternative that missed only on its `json_schema`, with why."""
+    alternatives = rule.first_of if isinstance(rule, Choice) else [rule]
+    misses = []
+    for indicator in alternatives:
+        if indicator.json_schema is None or indicator.points <= 0:
+            continue
+        text = texts[indicator.case or category.match_on]
+        why = text.nonconformity(indicator.json_schema)
+        try:  # its other conditions: with none, the schema alone decided
+            others = why is not None and holds(indicator.model_copy(update={"json_schema": None}), text, number)
+        except SlowSearch as slow:
+            raise SlowSearch(slow.pattern, slow.seconds, indicator.label) from None
+        if others and why is not None:
+            misses.append((indicator, why))
+    return misses
 
 
 def _apply(rule: Indicator | Choice, category: Category, texts: dict[Case, Text],
@@ -150,4 +202,4 @@ def holds(indicator: Indicator, text: Text, number: int | None) -> bool:
         return False
     if indicator.json_schema is not None and not text.conforms(indicator.json_schema):
         return False
-    return all(c.holds(text.feature(c.feature)) for c in indicator.when or ())
+    return all(c.holds(text.features[c.feature]) for c in indicator.when or ())

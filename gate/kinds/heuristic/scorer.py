@@ -33,7 +33,7 @@ from gate.kinds.heuristic.groups import (
 )
 from gate.kinds.heuristic.records import HeuristicData, HeuristicRecord, load_heuristic
 from gate.kinds.heuristic.rubric import Rubric
-from gate.kinds.heuristic.rules import Fired, score_response
+from gate.kinds.heuristic.rules import Fired, Unmet, score_response
 from gate.kinds.heuristic.statistics import heuristic_statistic
 from gate.kinds.samples.field import sample_columns, sample_key
 from gate.results import GroupResult, Item, ItemDetails, Key, SuiteDetails, SuiteResult, SuiteSettings, Unmeasured
@@ -65,6 +65,7 @@ class HeuristicItemDetails(ItemDetails):
     prompt: str
     fired: tuple[Fired, ...]
     metrics: Mapping[str, float]
+    unmet: tuple[Unmet, ...]  # rewarded json_schema indicators that missed on their schema alone, with why
 
 
 def score_heuristic(name: str, suite: HeuristicSuiteConfig, data: HeuristicData,
@@ -136,10 +137,11 @@ def _item(s: Scored, columns: Sequence[str], with_id: bool) -> Item:
         values={**({"id": record.id} if with_id else {}), **{c: score.metrics.get(c) for c in columns},
                 "final_score": score.final_score,
                 "empty": not record.response.strip(), "word_count": len(record.response.split()),
-                "indicators": "; ".join(f"{f.metric}: {f.label} ({f.points:+g})" for f in score.fired)},
+                "indicators": "; ".join([*(f"{f.metric}: {f.label} ({f.points:+g})" for f in score.fired),
+                                         *(f"{u.metric}: not met: {u.label} ({u.why})" for u in score.unmet)])},
         source=record.source_ref,
         details=HeuristicItemDetails(response=record.response, prompt=record.prompt or "", fired=score.fired,
-                                     metrics=dict(score.metrics)),
+                                     metrics=dict(score.metrics), unmet=score.unmet),
     )
 
 

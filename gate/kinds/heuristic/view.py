@@ -74,12 +74,16 @@ def _explain(item: Item) -> dict[str, Any]:
     fired: dict[str, list[str]] = {}
     for f in details.fired:
         fired.setdefault(f.metric, []).append(f"{inert(f.label, newline=' ')} ({f.points:+g})")
+    unmet: dict[str, list[str]] = {}
+    for u in details.unmet:  # why a rewarded shape did not hold: the schema's first violation
+        unmet.setdefault(u.metric, []).append(f"{inert(u.label, newline=' ')}: {inert(u.why, limit=160, newline=' ')}")
     return {
         "label": inert(f"{key['model']} · {key['category']} · {key['prompt_id']}", limit=200, newline=" "),
         "score": number(values.get("final_score"), ".2f"),
         "source": inert(str(item.source)) if item.source else "",
         "metrics": [{"name": inert(name), "value": number(value, ".1f"),
-                     "fired": ", ".join(fired.get(name, [])) or "none (base score)"}
+                     "fired": "; ".join([", ".join(fired.get(name, [])) or "none (base score)",
+                                         *(f"not met: {u}" for u in unmet.get(name, []))])}
                     for name, value in details.metrics.items()],
         "response": inert(details.response, limit=500) or "<i>(empty)</i>",
     }

@@ -17,6 +17,7 @@ from gate.errors import ConfigError, InputError
 from gate.kinds import expressions as patterns
 from gate.kinds.heuristic.rubric import Feature, load_rubric
 from gate.kinds.heuristic.rules import Text, Written, score_response
+from gate.kinds.json_schema import violations
 from tests.conftest import EXAMPLES
 from tests.kinds.heuristic.test_scorer import score, write_rubric
 from tests.support.cli import outside_actions, run_main
@@ -247,3 +248,47 @@ def test_a_rubric_that_uses_no_shape_condition_keeps_its_fingerprint(tmp_path):
     assert plain != RUBRIC
     hashes = {_rubric_hash(load_rubric("rubric.yml", write_rubric(tmp_path, text), "f")) for text in (plain, RUBRIC)}
     assert len(hashes) == 2
+
+
+UNMET = """\
+version: 1
+name: shaped
+categories:
+  answer:
+    metrics:
+      format:
+        weight: 1
+        base: 0
+        indicators:
+          - {label: the shape, json_schema: {type: object, required: [answer]}, points: 5}
+          - {label: only for A2, prompts: [2], json_schema: {type: array}, points: 5}
+          - {label: a penalty, json_schema: {type: object, required: [debug]}, points: -1}
+          - label: first of
+            first_of:
+              - {label: strict, json_schema: {type: object, maxProperties: 1}, points: 2}
+              - {label: loose, any: ['"'], points: 1}
+"""
+
+
+def test_a_rewarded_schema_that_did_not_hold_says_why_and_only_then(tmp_path):
+    """Why a rewarded `json_schema` indicator missed — "not one JSON value" or the schema's first violation, the one
+    `gate.kinds.json_schema.violations` names first — when its other conditions held and its rule applied nothing;
+    nothing for a penalty, for an indicator another condition ruled out, or for one that held."""
+    rubric = load_rubric("rubric.yml", write_rubric(tmp_path, UNMET), "f")
+    cases = {
+        "not json": {("the shape", "not one JSON value"), ("strict", "not one JSON value")},
+        '{"answer": "x", "b": 1}': set(),  # `strict` missed, but its choice applied `loose`
+        "[1, 2]": {("the shape", next(violations([1, 2], {"type": "object", "required": ["answer"]}))),
+                   ("strict", next(violations([1, 2], {"type": "object", "maxProperties": 1})))},
+        '{"other": 1}': {("the shape", next(violations({"other": 1}, {"type": "object", "required": ["answer"]})))},
+        '{"answer": "x"}': set(),
+    }
+    for text, expected in cases.items():
+        scored = score_response(rubric, "answer", text, "A1")
+        assert {(u.label, u.why) for u in scored.unmet} == expected, text
+        assert all(u.metric == "format" for u in scored.unmet)
+    result, _ = score(tmp_path, [{"model": "m", "category": "answer", "prompt_id": "A1", "response": '{"other": 1}'}],
+                      rubric="rubric.yml")
+    [item] = result.items
+    assert item.values["indicators"] == ("format: strict (+2); format: not met: the shape ($: lacks the required "
+                                         "property 'answer')")

@@ -8,7 +8,7 @@ from gate.io import SourceRef
 from gate.judge import CheckResult, CheckVerdict, Op, SuiteVerdict, Verdict
 from gate.kinds.heuristic import HeuristicDetails, HeuristicItemDetails, HeuristicSettings, Shortfall, Slot
 from gate.kinds.heuristic import view as heuristic
-from gate.kinds.heuristic.rules import Fired
+from gate.kinds.heuristic.rules import Fired, Unmet
 from gate.results import GroupResult, Item, SuiteResult
 
 
@@ -65,10 +65,11 @@ def test_nothing_missing():
     assert (view["missing"], view["missing_total"], view["empty"], view["lowest"]) == ([], 0, [], [])
 
 
-def response(prompt_id, score, fired=(), metrics=None, text="def f(): pass", source=None):
+def response(prompt_id, score, fired=(), metrics=None, text="def f(): pass", source=None, unmet=()):
     return Item((("model", "a"), ("category", "coding"), ("prompt_id", prompt_id)), {"final_score": score}, source,
                 HeuristicItemDetails(response=text, prompt="p", fired=tuple(fired),
-                                     metrics=metrics if metrics is not None else {"clarity": 2.0}))
+                                     metrics=metrics if metrics is not None else {"clarity": 2.0},
+                                     unmet=tuple(unmet)))
 
 
 def test_the_lowest_responses_explain_which_indicators_fired():
@@ -87,3 +88,11 @@ def test_the_lowest_responses_explain_which_indicators_fired():
         {"name": "clarity", "value": "1.5", "fired": "no docstring (-1), short &#42;name&#42; (-0.5)"},
         {"name": "correctness", "value": "1.0", "fired": "syntax error (-2)"},
         {"name": "style", "value": "3.0", "fired": "none (base score)"}]
+
+
+def test_a_rewarded_shape_that_did_not_hold_says_why():
+    items = [response("P1", 1.0, [Fired("format", "valid JSON", 3.0)], {"format": 3.0},
+                      unmet=[Unmet("format", "the *agreed* shape", "$.confidence: 1.5 is above the maximum 1")])]
+    [explained] = heuristic.build(judged(items=items), 3)["lowest"]
+    assert explained["metrics"] == [{"name": "format", "value": "3.0", "fired": "valid JSON (+3); not met: the "
+                                     "&#42;agreed&#42; shape: &#36;.confidence: 1.5 is above the maximum 1"}]
