@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
@@ -83,6 +83,10 @@ class ParametersConfig(StrictModel):
     top_p: float | None = Field(None, gt=0, le=1)
     seed: int | None = Field(None, description="Passed to servers that honour it; part of the cassette key.")
     stop: list[str] = Field(default_factory=list, max_length=4)
+    response_format: Literal["json_object"] | None = Field(
+        None, description="`json_object`: ask for one JSON object (OpenAI's JSON mode; vLLM, Ollama and llama.cpp "
+        "servers honour it too; the prompt must mention JSON). Sent to a command provider in `parameters`; a local "
+        "model cannot be held to it. Part of the cassette key.")
 
 
 class BudgetConfig(StrictModel):
@@ -125,8 +129,8 @@ class GenerateConfig(StrictModel):
         if self.budget.max_usd is not None and self.price is None:
             raise invalid("`price` beside `budget.max_usd` (dollars are counted from tokens at that price)",
                           found=f"`budget.max_usd: {self.budget.max_usd:g}` without `price`",
-                          fix="add `price: {prompt: <USD per million prompt tokens>, completion: <…>}` or drop "
-                              "`max_usd` (`max_tokens` needs no price)")
+                          fix="add `price: {prompt_per_million: <USD>, completion_per_million: <USD>}` or drop "
+                              "`max_usd` (`max_calls` needs no price)")
         return self
 
 
@@ -146,10 +150,11 @@ def generated_file(suite_name: str, generate: GenerateConfig, reads: Sequence[st
     return None
 
 
-def generation_problems(name: str, suite: object, reads: str | None, providers: Sequence[str]) -> list[
+def generation_problems(name: str, suite: object, reads: str | None, providers: Mapping[str, object]) -> list[
         tuple[str, str, str, str]]:
     """What is wrong with a suite's `generate:` beyond its schema, as (field, expected, found, fix): a provider
-    gate.yml does not define, a kind with no recipe (`reads` None), an output its records glob does not match."""
+    gate.yml does not define, a parameter its provider cannot honour, a kind with no recipe (`reads` None), an
+    output its records glob does not match."""
     generate = getattr(suite, "generate", None)
     if not isinstance(generate, GenerateConfig):
         return []
@@ -159,6 +164,10 @@ def generation_problems(name: str, suite: object, reads: str | None, providers: 
         problems.append((f"{where}.provider", "a provider defined under `providers:`" + (
             f" ({', '.join(providers)})" if providers else ""), repr(generate.provider),
             "define it under gate.yml's `providers:` (type: openai, command or local)"))
+    elif generate.parameters.response_format and isinstance(providers[generate.provider], LocalProviderConfig):
+        problems.append((f"{where}.parameters.response_format", "a provider that can be held to a JSON answer (an "
+                         "openai server, or a command that honours it)", f"local provider {generate.provider!r}",
+                         "drop `response_format` and check the answers' shape in the rubric (`json_valid`)"))
     if reads is None:
         problems.append((where, "a suite whose kind can generate its records", f"kind {getattr(suite, 'kind', '?')}"
                          " has no generation recipe", "remove `generate:` and produce the records elsewhere"))

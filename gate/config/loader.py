@@ -156,7 +156,7 @@ def _generation_problems(config: GateConfig, root: yaml.Node | None, filename: s
         recipe = getattr(kind, "generation", None) if kind is not None else None
         reads = recipe.reads if recipe is not None else (None if kind is not None and hasattr(kind, "generation")
                                                          else "records")
-        for field, expected, found, fix in generation_problems(name, suite, reads, tuple(config.providers)):
+        for field, expected, found, fix in generation_problems(name, suite, reads, config.providers):
             loc = tuple(field.split("."))
             problems.append(Problem(file=filename, line=line_of(root, loc), field=field, expected=expected,
                                     found=found, fix=fix))

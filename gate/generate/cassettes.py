@@ -187,7 +187,8 @@ def _entry(value: dict[str, Any], provider: str, model: str) -> Entry:
     parameters = Parameters(temperature=float(p["temperature"]), max_tokens=int(p["max_tokens"]),
                             top_p=_opt(p.get("top_p"), float), seed=_opt(p.get("seed"), int),
                             stop=tuple(_str(s) for s in p.get("stop", ())), logprobs=bool(p.get("logprobs", False)),
-                            top_logprobs=_opt(p.get("top_logprobs"), int))
+                            top_logprobs=_opt(p.get("top_logprobs"), int),
+                            response_format=_opt(p.get("response_format"), _str))
     prompt = source.get("prompt")
     request = Request(model, messages, _str(prompt) if prompt is not None else None, parameters, int(value["sample"]))
     key = call_key(provider, request)

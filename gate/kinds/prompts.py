@@ -132,7 +132,8 @@ def duplicates(records: Sequence[R], key: Callable[[R], Hashable], field: str,
 def parameters(generate: GenerateConfig, *, logprobs: bool = False) -> Parameters:
     given = generate.parameters
     return Parameters(temperature=given.temperature, max_tokens=given.max_tokens, top_p=given.top_p,
-                      seed=given.seed, stop=tuple(given.stop), logprobs=logprobs)
+                      seed=given.seed, stop=tuple(given.stop), logprobs=logprobs,
+                      response_format=given.response_format)
 
 
 def conversation(generate: GenerateConfig, *turns: Message) -> tuple[Message, ...]:

@@ -76,3 +76,17 @@ def test_a_kind_without_a_recipe_and_a_dollar_budget_without_a_price():
     priced = problems(BASE + "      budget: {max_usd: 2}\n")
     assert "`price` beside `budget.max_usd`" in priced["suites.s.generate"][1]
     assert priced["suites.s.generate"][2] == "`budget.max_usd: 2` without `price`"
+
+
+def test_json_mode_is_a_parameter_a_local_model_cannot_take():
+    json_mode = BASE + "      parameters: {response_format: json_object}\n"
+    assert parse_config(json_mode, metrics=KINDS).suites["s"].generate.parameters.response_format == "json_object"
+    [(field, (line, expected, found))] = problems(json_mode.replace("      parameters: {response_format: json_object}",
+                                                                    "      parameters: {response_format: json_schema}")
+                                                  ).items()
+    assert field == "suites.s.generate.parameters.response_format" and "json_object" in expected
+    local = json_mode.replace('chat: {type: openai, base_url: "https://api.openai.com/v1"}',
+                              "chat: {type: local, model: gpt2}")
+    [(field, (line, expected, found))] = problems(local).items()
+    assert field == "suites.s.generate.parameters.response_format" and line == 12
+    assert "held to a JSON answer" in expected and found == "local provider 'chat'"

@@ -146,8 +146,25 @@ def test_the_key_covers_provider_model_parameters_prompt_and_sample():
     base = ask("q")
     keys = {call_key("openai", base), call_key("other", base), call_key("openai", ask("q", sample=1)),
             call_key("openai", ask("q", temperature=0.5)), call_key("openai", ask("q2")),
-            call_key("openai", Request("gpt-other", base.messages))}
-    assert len(keys) == 6 and call_key("openai", ask("q")) == call_key("openai", base)
+            call_key("openai", Request("gpt-other", base.messages)),
+            call_key("openai", ask("q", response_format="json_object"))}
+    assert len(keys) == 7 and call_key("openai", ask("q")) == call_key("openai", base)
+
+
+def test_a_parameter_left_unset_keeps_the_keys_of_cassettes_recorded_before_it_existed():
+    """The key of a plain request, pinned: a new parameter enters the key only when set (`Parameters.canonical`),
+    so committed cassettes keep replaying after an upgrade."""
+    assert call_key("openai", ask("q")) == "e28bc037ad25be37898d70b2a986748a"
+
+
+def test_a_json_mode_call_round_trips_through_its_cassette(tmp_path, openai_server):
+    request = ask("answer in JSON", response_format="json_object")
+    generate([request], _cassette(tmp_path), Mode.RECORD_MISSING, provider=provider(openai_server),
+             record_command=COMMAND)
+    assert openai_server.calls[0]["body"]["response_format"] == {"type": "json_object"}
+    again = _cassette(tmp_path)
+    assert again.get(request) is not None and again.get(ask("answer in JSON")) is None
+    assert '"response_format": "json_object"' in again.path.read_text()
 
 
 def test_a_response_too_large_for_a_cassette_is_a_failure(tmp_path, openai_server, monkeypatch):

@@ -26,10 +26,12 @@ def test_an_answer_carries_text_usage_version_finish_and_logprobs(openai_server)
     assert sent["headers"]["Authorization"] == f"Bearer {KEY}"
 
 
-def test_logprobs_are_absent_unless_asked(openai_server):
+def test_logprobs_and_json_mode_are_absent_unless_asked(openai_server):
     result = provider(openai_server).call(ask("hi"))
     assert isinstance(result, Response) and result.token_logprobs is None
-    assert "logprobs" not in openai_server.calls[0]["body"]
+    assert "logprobs" not in openai_server.calls[0]["body"] and "response_format" not in openai_server.calls[0]["body"]
+    provider(openai_server).call(ask("hi, in JSON", response_format="json_object"))
+    assert openai_server.calls[1]["body"]["response_format"] == {"type": "json_object"}
 
 
 def test_429_honours_retry_after(openai_server):

@@ -132,6 +132,8 @@ def _body(request: Request) -> dict[str, Any]:
         body["logprobs"] = True
         if p.top_logprobs is not None:
             body["top_logprobs"] = p.top_logprobs
+    if p.response_format is not None:
+        body["response_format"] = {"type": p.response_format}
     return body
 
 

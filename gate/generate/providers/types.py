@@ -39,6 +39,7 @@ class Parameters:
     stop: tuple[str, ...] = ()
     logprobs: bool = False
     top_logprobs: int | None = None
+    response_format: str | None = None  # "json_object": one JSON object (OpenAI's JSON mode)
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1 or self.temperature < 0 or (self.top_p is not None and not 0 < self.top_p <= 1):
@@ -59,6 +60,8 @@ class Parameters:
             values["logprobs"] = True
         if self.top_logprobs is not None:
             values["top_logprobs"] = self.top_logprobs
+        if self.response_format is not None:
+            values["response_format"] = self.response_format
         return values
 
 
