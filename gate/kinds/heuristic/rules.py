@@ -52,9 +52,6 @@ class Text:
     value: str
     written: Written
 
-    def feature(self, feature: Feature) -> float:
-        return self.features[feature]
-
     def conforms(self, schema: dict[str, Any]) -> bool:
         """Whether the response as written is JSON that `schema` accepts (`gate.kinds.json_schema`)."""
         return self.nonconformity(schema) is None

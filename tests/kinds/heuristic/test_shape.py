@@ -82,7 +82,7 @@ def test_json_valid_agrees_with_orjson_on_generated_documents():
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
         expected = _orjson_valid(text)
         valid += expected
-        assert Text(text, Written(text)).feature(Feature.JSON_VALID) == float(expected), text
+        assert Text(text, Written(text)).features[Feature.JSON_VALID] == float(expected), text
     assert valid > 500  # the corpus holds both kinds
 
 
@@ -95,12 +95,12 @@ def test_json_valid_agrees_with_orjson_on_generated_documents():
     ("[" * 100_000 + "]" * 100_000, False),  # deeper than the parser recurses: counted as not valid
 ])
 def test_json_valid_edges(text, valid):
-    assert Text(text, Written(text)).feature(Feature.JSON_VALID) == float(valid)
+    assert Text(text, Written(text)).features[Feature.JSON_VALID] == float(valid)
 
 
 def test_json_valid_reads_the_response_as_written_whatever_the_case():
-    assert Text("true", Written("TRUE")).feature(Feature.JSON_VALID) == 0.0
-    assert Text('{"a": "x"}', Written('{"A": "X"}')).feature(Feature.JSON_VALID) == 1.0
+    assert Text("true", Written("TRUE")).features[Feature.JSON_VALID] == 0.0
+    assert Text('{"a": "x"}', Written('{"A": "X"}')).features[Feature.JSON_VALID] == 1.0
 
 
 @pytest.mark.parametrize("expression, found", [("(", "missing )"), ("a{2,1}", "min repeat greater than max"),
