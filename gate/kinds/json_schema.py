@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 from gate.kinds.expressions import found, invalid_because
@@ -166,28 +167,52 @@ def _number(instance: float, schema: dict, path: str) -> Iterator[str]:
     for keyword, holds, word in bounds:
         if keyword in schema and not holds(instance, schema[keyword]):
             yield f"{path}: {_shown(instance)} is {word} {keyword} {_shown(schema[keyword])}"
-    if "multipleOf" in schema:
-        quotient = instance / schema["multipleOf"]
-        if not (math.isfinite(quotient) and math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9)):
-            yield f"{path}: {_shown(instance)} is not a multiple of {_shown(schema['multipleOf'])}"
+    if "multipleOf" in schema and not _multiple(instance, schema["multipleOf"]):
+        yield f"{path}: {_shown(instance)} is not a multiple of {_shown(schema['multipleOf'])}"
+
+
+def _multiple(value: float, step: float) -> bool:
+    """Whether `value` is a multiple of `step`: exact for integers; for floats within 1e-9 of a whole quotient, and
+    exact (fractions) where the quotient overflows a float — a huge integer cannot raise, as `jsonschema` does."""
+    if _is_int(value) and _is_int(step):
+        return value % step == 0
+    try:
+        quotient = value / step
+    except OverflowError:
+        return (Fraction(value) / Fraction(step)).denominator == 1
+    if math.isinf(quotient) and math.isfinite(value):
+        return (Fraction(value) / Fraction(step)).denominator == 1
+    return math.isfinite(quotient) and math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9)
 
 
 def equal(a: Any, b: Any) -> bool:
-    """JSON equality: 1 and 1.0 are equal, true and 1 are not, objects and arrays compare element-wise."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if _is_number(a) and _is_number(b):
-        return bool(a == b)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and bool(a == b)
+    """JSON equality: 1 and 1.0 are equal, true and 1 are not, objects and arrays compare element-wise. Iterative:
+    model output nested as deep as a JSON parser allows must not exhaust Python's recursion."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if not (isinstance(x, bool) and isinstance(y, bool) and x == y):
+                return False
+        elif _is_number(x) and _is_number(y):
+            if x != y:
+                return False
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif not (type(x) is type(y) and x == y):
+            return False
+    return True
 
 
 def _has_type(value: Any, name: str) -> bool:
-    if name == "integer":
-        return _is_number(value) and float(value).is_integer()
+    if name == "integer":  # an int of any size; a float with no fraction (float() of a huge int would overflow)
+        return _is_int(value) or (isinstance(value, float) and value.is_integer())
     return _type_name(value) == name or (name == "number" and _is_number(value))
 
 
@@ -211,7 +236,25 @@ def _is_int(value: Any) -> bool:
 
 
 def _shown(value: Any, limit: int = 60) -> str:
+    """`value` as JSON, cut at `limit` characters; a value too deep or too large to write is named by its type."""
     import json
 
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, (dict, list)) and _deeper_than(value, 20):
+        return f"a deeply nested {_type_name(value)}"
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):  # an integer past str()'s 4,300 digits
+        return f"a {_type_name(value)} too large to show"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _deeper_than(value: Any, depth: int) -> bool:
+    """Whether `value` nests containers more than `depth` levels (iteratively; stops at the first path that does)."""
+    pending = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if level > depth:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        pending.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return False

@@ -3,6 +3,8 @@ package, draft 2020-12) on every supported keyword, and refuses what it does not
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import jsonschema
 import pytest
 
@@ -87,3 +89,40 @@ def test_violations_name_the_place_and_the_value():
 def test_what_it_cannot_check_is_refused(schema, expected):
     found = problems(schema)
     assert found and found[0].startswith(expected), found
+
+
+def _nested(depth: int, leaf: object = 0) -> object:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_instances_nested_as_deep_as_a_json_parser_allows_are_checked_not_crashed():
+    """Model output decides the instance: arrays 5,000 deep (deeper than Python recurses) compared for `uniqueItems`,
+    `const` and `enum`, and shown in a violation, decide as `jsonschema` decides on shallower ones — no
+    RecursionError, which would end the run as an internal error."""
+    deep, other = _nested(5000), _nested(5000, 1)
+    assert list(violations([deep, other], {"uniqueItems": True})) == []
+    assert list(violations([deep, _nested(5000)], {"uniqueItems": True})) == ["$: has repeated items"]
+    assert list(violations(deep, {"const": _nested(5000)})) == []
+    [found] = violations(deep, {"const": 1})
+    assert found == "$: expected 1, found a deeply nested array"
+    for depth in (3, 30):
+        for schema in ({"uniqueItems": True}, {"const": [_nested(depth)]}, {"enum": [1, [_nested(depth, 1)]]}):
+            instance = [_nested(depth), _nested(depth, 1)] if "uniqueItems" in schema else [_nested(depth)]
+            reference = jsonschema.Draft202012Validator(schema).is_valid(instance)
+            assert (not list(violations(instance, schema))) == reference
+
+
+@pytest.mark.parametrize("instance", [10**400, -(10**400), 10**400 + 1, 3 * 10**350, 1e300, 2.5, 7])
+@pytest.mark.parametrize("schema", [{"type": "integer"}, {"multipleOf": 3}, {"multipleOf": 0.5},
+                                    {"multipleOf": 1e-10}, {"maximum": 1e308}, {"exclusiveMinimum": 0}])
+def test_integers_past_a_float_decide_as_jsonschema_does(instance, schema):
+    """An integer of 400 digits is JSON; `float()` of it overflows, so no check may convert it. Where `jsonschema`
+    itself overflows (a huge integer divided by a float `multipleOf`), the exact answer (fractions) is the reference."""
+    try:
+        reference = jsonschema.Draft202012Validator(schema).is_valid(instance)
+    except OverflowError:
+        reference = (Fraction(instance) / Fraction(schema["multipleOf"])).denominator == 1
+    assert (not list(violations(instance, schema))) == reference

@@ -292,3 +292,18 @@ def test_a_rewarded_schema_that_did_not_hold_says_why_and_only_then(tmp_path):
     [item] = result.items
     assert item.values["indicators"] == ("format: strict (+2); format: not met: the shape ($: lacks the required "
                                          "property 'answer')")
+
+
+def test_a_response_nested_deep_is_judged_not_crashed(tmp_path):
+    """Arrays nested 400 deep parse as JSON; comparing them for `uniqueItems` recursed past Python's limit and ended
+    the run as an internal error. Now the schema decides: two different deep items are unique."""
+    text = RUBRIC.replace("          - {label: valid JSON, when: {feature: json_valid, ge: 1}, points: 10}\n",
+                          "          - {label: valid JSON, when: {feature: json_valid, ge: 1}, points: 10}\n"
+                          "          - {label: distinct, json_schema: {type: array, uniqueItems: true}, points: 5}\n")
+    rubric = load_rubric("rubric.yml", write_rubric(tmp_path, text), "f")
+    deep = "[" * 400 + "0" + "]" * 400
+    other = "[" * 400 + "1" + "]" * 400
+    fired = {f.label for f in score_response(rubric, "answer", f"[{deep}, {other}]", "A1").fired}
+    assert {"valid JSON", "distinct"} <= fired
+    unmet = score_response(rubric, "answer", f"[{deep}, {deep}]", "A1").unmet
+    assert [(u.label, u.why) for u in unmet] == [("distinct", "$: has repeated items")]
