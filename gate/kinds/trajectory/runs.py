@@ -58,8 +58,41 @@ def arguments_of(value: Any) -> Any:
 
 
 def canonical(value: Any) -> str:
-    """Arguments as comparable text: two calls with equal arguments give the same text whatever the key order."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    """Arguments as comparable text: two calls with equal arguments give the same text whatever the key order.
+    Arguments nested deeper than Python recurses (model output: a JSON parser allows ~1,000 levels) are written
+    without recursion, to the same text."""
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    except RecursionError:
+        return _canonical_deep(value)
+
+
+class _Text(str):
+    """Text already written, on `_canonical_deep`'s stack (a value that is a `str` is written as JSON)."""
+
+
+def _canonical_deep(value: Any) -> str:
+    """`canonical`'s text with an explicit stack instead of recursion."""
+    out: list[str] = []
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, _Text):
+            out.append(item)
+        elif isinstance(item, dict):
+            parts: list[Any] = [_Text("{")]
+            for i, key in enumerate(sorted(item)):
+                parts += [_Text(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":"), item[key]]
+            pending.extend(reversed([*parts, _Text("}")]))
+        elif isinstance(item, (list, tuple)):
+            parts = [_Text("[")]
+            for i, element in enumerate(item):
+                parts += [_Text(",")] if i else []
+                parts.append(element)
+            pending.extend(reversed([*parts, _Text("]")]))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False, default=str))
+    return "".join(out)
 
 
 def total(values: list[int | None]) -> int | None:
