@@ -93,7 +93,7 @@ def to_problem(err: Mapping[str, Any], root: yaml.Node | None, filename: str, mo
     if kind in ("literal_error", "enum"):
         return Problem(file=filename, line=line, field=field, expected=err["msg"].replace("Input should be", "one of"),
                        found=describe(err.get("input")), fix=SCHEMA_HINT)
-    if kind == "gate_input":  # a validator's own expectation, finding and fix (`gate.kinds.records.invalid`)
+    if kind == "gate_input":  # a validator's own expectation, finding and fix (`gate.config.strict.invalid`)
         ctx = err.get("ctx") or {}
         return Problem(file=filename, line=line, field=field, expected=ctx["expected"],
                        found=ctx.get("found") or describe(err.get("input")), fix=ctx["fix"])

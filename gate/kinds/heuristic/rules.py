@@ -144,7 +144,7 @@ def score_response(rubric: Rubric, category: str, response: str, prompt_id: str)
             if applied is not None:
                 score += applied.points
                 fired.append(Fired(name, applied.label, applied.points))
-            elif isinstance(rule, Choice) or (rule.json_schema is not None and rule.points > 0):  # a rewarded shape
+            elif isinstance(rule, Choice) or rule.json_schema is not None:  # only these can miss on a shape
                 unmet += [Unmet(name, i.label, why) for i, why in _shape_misses(rule, spec, texts, number)]
         metrics[name] = min(high, max(low, score))
     final = math.fsum(metrics[name] * metric.weight for name, metric in spec.metrics.items())
@@ -159,13 +159,9 @@ def _shape_misses(rule: Indicator | Choice, category: Category, texts: dict[Case
     for indicator in alternatives:
         if indicator.json_schema is None or indicator.points <= 0:
             continue
-        text = texts[indicator.case or category.match_on]
-        why = text.nonconformity(indicator.json_schema)
-        try:  # its other conditions: with none, the schema alone decided
-            others = why is not None and holds(indicator.model_copy(update={"json_schema": None}), text, number)
-        except SlowSearch as slow:
-            raise SlowSearch(slow.pattern, slow.seconds, indicator.label) from None
-        if others and why is not None:
+        why = texts[indicator.case or category.match_on].nonconformity(indicator.json_schema)
+        others = indicator.model_copy(update={"json_schema": None})  # with no other condition, the schema decided
+        if why is not None and _apply(others, category, texts, number) is not None:
             misses.append((indicator, why))
     return misses
 
