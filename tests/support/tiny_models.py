@@ -1,4 +1,4 @@
-"""Tiny models built offline for tests (DESIGN.md §7): a WordPiece tokenizer trained with `tokenizers`,
+"""Tiny models built offline for tests (DESIGN.md §7): a WordPiece tokenizer over the training words,
 a 2-layer BERT, a 2-layer RoBERTa with a byte-level BPE tokenizer, and a 2-layer ALBERT
 stereotype classifier trained for a few steps.
 
@@ -66,29 +66,38 @@ NEUTRAL_SENTENCES: tuple[str, ...] = (
 _SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
-def _train_wordpiece(texts: Sequence[str], target: Path, *, vocab_size: int) -> Path:
-    """Train a lower-casing BERT WordPiece vocabulary and write `vocab.txt` into `target`."""
-    from tokenizers import Tokenizer, normalizers, pre_tokenizers
-    from tokenizers.models import WordPiece
-    from tokenizers.trainers import WordPieceTrainer
+def _wordpiece_vocab(texts: Sequence[str], target: Path, *, vocab_size: int) -> Path:
+    """Write a lower-casing BERT WordPiece vocabulary for `texts` as `vocab.txt` into `target`.
 
-    tok = Tokenizer(WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = WordPieceTrainer(vocab_size=vocab_size, min_frequency=1, special_tokens=_SPECIALS)
-    tok.train_from_iterator(list(texts), trainer=trainer)
-    vocab = sorted(tok.get_vocab().items(), key=lambda kv: kv[1])
+    The specials, then every character of the normalised, pre-tokenised words alone and as a `##` continuation
+    (so any text of those characters has pieces), then whole words, most frequent first and ties alphabetical,
+    up to `vocab_size`. Built here rather than with `tokenizers`' WordPieceTrainer: that trainer breaks
+    frequency ties in hash order, so its vocabulary, and every model trained on top of it, changed from run to
+    run (one tiny classifier in ~75 then rounded a bf16 logit by 1.4 and failed a test now and then).
+    """
+    from collections import Counter
+
+    from tokenizers import normalizers, pre_tokenizers
+
+    normalizer = normalizers.BertNormalizer(lowercase=True)
+    pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    counts = Counter(word for text in texts
+                     for word, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(text)))
+    chars = sorted({char for word in counts for char in word})
+    vocab = [*_SPECIALS, *chars, *(f"##{char}" for char in chars)]
+    words = sorted(set(counts) - set(vocab), key=lambda word: (-counts[word], word))
+    vocab += words[: max(0, vocab_size - len(vocab))]
     target.mkdir(parents=True, exist_ok=True)
     path = target / "vocab.txt"
-    path.write_text("".join(f"{token}\n" for token, _ in vocab), encoding="utf-8")
+    path.write_text("".join(f"{token}\n" for token in vocab), encoding="utf-8")
     return path
 
 
 def _bert_tokenizer(target: Path, texts: Sequence[str], *, vocab_size: int, max_length: int):
-    """A BERT tokenizer over a freshly trained vocabulary, saved with `save_pretrained` into `target`."""
+    """A BERT tokenizer over `_wordpiece_vocab`'s vocabulary of `texts`, saved with `save_pretrained` into `target`."""
     from transformers import BertTokenizerFast
 
-    _train_wordpiece(texts, target, vocab_size=vocab_size)
+    _wordpiece_vocab(texts, target, vocab_size=vocab_size)
     tokenizer = BertTokenizerFast.from_pretrained(str(target), model_max_length=max_length)
     tokenizer.model_max_length = max_length
     tokenizer.save_pretrained(str(target))

@@ -21,7 +21,7 @@ from tests.support.tiny_models import (  # noqa: E402
 )
 
 TOL = 1e-6
-SMALL = 32  # max_positions of the windowing stand-in
+SMALL = 24  # max_positions of the windowing stand-in: LONG (39 content tokens, a word each) spans three windows
 # Duplicates, an empty and a whitespace-only text, and texts outside the training set.
 TEXTS = [
     STEREOTYPE_SENTENCES[0],
@@ -190,8 +190,9 @@ def test_bfloat16_on_cpu_is_close_to_float32(albert_dir, classifier):
     texts = [*TEXTS, *STEREOTYPE_SENTENCES, *NEUTRAL_SENTENCES]
     low, full = bf16.probabilities(texts, 1)[0], classifier.probabilities(texts, 1)[0]
     MAX_DIFF["bf16 vs fp32"] = float(np.abs(low - full).max())
-    # bf16 keeps ~3 significant digits: where fp32 is confident, bf16 agrees closely; near 0.5 the
-    # retrained tiny model can land anywhere, so there only the decision is compared.
+    # bf16 keeps ~3 significant digits: where fp32 is confident, bf16 agrees closely; near 0.5 only the decision
+    # is compared. The bound holds for this tiny model, which is the same on every run (tests/test_tiny_models.py);
+    # about one in 75 models trained over other vocabularies rounds a logit by ~1.4 (transformers' own bf16 too).
     confident = np.abs(full - 0.5) > 0.2
     assert confident.sum() >= len(texts) // 2
     # 0.05: a probability's error is p(1-p) times the logit's, and bf16 rounds logits of the tiny model by up to
