@@ -27,6 +27,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,7 +184,10 @@ def single_job(work: Path, edit: Callable[[Path], None], base_policy: str = "") 
     return code, text, json.loads(report.read_text()) if report.is_file() else None
 
 
-def waiver(expires: str = "2026-12-20") -> str:
+def waiver(expires: str | None = None) -> str:
+    """A waiver of the regressed check; by default one that is in force, three weeks from today (a fixed date
+    would expire, and the attack would then be refused for the wrong reason)."""
+    expires = expires or (datetime.now(timezone.utc).date() + timedelta(days=21)).isoformat()
     return (f"waivers:\n  - {{suite: rubric, metric: final_score_mean, reason: trust me, owner: '@mallory', "
             f"expires: {expires}}}\n")
 
