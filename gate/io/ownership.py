@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 
@@ -19,7 +19,7 @@ def handed_back(workspace: Path | None, folders: Callable[[], Iterable[Path]]) -
     """Inside the block the command writes; after it (whatever the outcome) the entries under `folders()` (asked
     only when there is something to hand back) that root created or changed since the block began belong to
     `workspace`'s owner."""
-    since = _now()
+    since = _now(workspace)
     try:
         yield
     finally:
@@ -70,8 +70,27 @@ def _ours(folder: Path, since: float) -> Iterator[str]:
                 yield path
 
 
-def _now() -> float:
-    """The file system's idea of now (ctime granularity): what was created from here on has ctime ≥ this."""
+def _now(workspace: Path | None) -> float:
+    """The file system's idea of now, less a second (ctime granularity): what is created from here on has a ctime at
+    or above it. It is the ctime of a file created and removed in the workspace: a file system stamps ctimes with
+    its own clock (an NFS server's, a VM host's for a shared folder), and against this process's clock a skew of a
+    second or more would leave what the command wrote to root. The process's clock serves where nothing will be
+    handed back (not root, or the workspace is root's) or nothing can be created there."""
+    import tempfile
     import time
 
-    return time.time() - 1.0
+    fallback = time.time() - 1.0
+    if workspace is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return fallback
+    try:
+        if os.stat(workspace).st_uid == 0:
+            return fallback
+        fd, name = tempfile.mkstemp(prefix=".llm-gate-clock-", dir=workspace)
+    except OSError:
+        return fallback
+    try:
+        return os.fstat(fd).st_ctime - 1.0
+    finally:
+        os.close(fd)
+        with suppress(OSError):
+            os.unlink(name)

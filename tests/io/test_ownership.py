@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
-from gate.io.ownership import hand_back
+from gate.io.ownership import hand_back, handed_back
 from tests.test_cli import run_cli
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -59,3 +60,17 @@ def test_a_link_is_handed_back_not_followed(tmp_path):
 def test_nothing_changes_hands_when_the_workspace_is_roots(tmp_path):
     (tmp_path / "out").mkdir()
     assert hand_back(tmp_path, lambda: [tmp_path / "out"], since=0.0) == 0
+
+
+def test_what_is_written_is_handed_back_when_this_process_clock_runs_ahead_of_the_file_systems(tmp_path, monkeypatch):
+    # An NFS server or a VM host's shared folder stamps ctimes with its own clock: here the process is a day ahead.
+    # Read from the process's clock, `since` lay after every ctime the run made, and nothing was handed back.
+    workspace = tmp_path / "ws"
+    (workspace / "out").mkdir(parents=True)
+    os.chown(workspace, RUNNER, RUNNER)
+    ahead = time.time() + 86_400
+    monkeypatch.setattr(time, "time", lambda: ahead)
+    with handed_back(workspace, lambda: [workspace / "out"]):
+        (workspace / "out" / "report.json").write_text("{}")
+    assert owners(workspace / "out") == {"report.json": RUNNER}
+    assert sorted(p.name for p in workspace.iterdir()) == ["out"]  # the clock's probe file is gone
