@@ -91,6 +91,18 @@ def _no_secrets_from_other_tests():
     redact.forget_all()
 
 
+@pytest.fixture(autouse=True)
+def _recursion_limit_as_found():
+    """A test that raises the recursion limit and keeps it raised changes what later tests on its worker see: json's
+    parser then reads JSON nested 5,000 deep, and a test of the gate's "nested too deep" error failed, but only
+    where the suite's order put it after tests/test_import_graph.py."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    yield
+    assert sys.getrecursionlimit() == limit, "this test changed sys.getrecursionlimit() and did not restore it"
+
+
 # The suite runs in parallel (`pytest -n auto --dist loadgroup`, pytest-xdist: README's command 2, .ci/run). Each
 # worker is its own process, so chdir, os.environ and process-wide registries stay per worker, every test writes
 # under its own tmp_path and every server listens on a free port. What must not share the machine with itself
