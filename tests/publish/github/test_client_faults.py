@@ -221,8 +221,8 @@ def test_connections_reset_by_the_server_are_retried_then_a_note():
                 return
             connection.recv(65536)
             connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            resets.append(1)  # before the reset: once the client has seen the last one, the count is complete
             connection.close()  # RST instead of a reply
-            resets.append(1)
 
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
