@@ -30,23 +30,30 @@ def handed_back(workspace: Path | None, folders: Callable[[], Iterable[Path]]) -
 def hand_back(workspace: Path, folders: Callable[[], Iterable[Path]], since: float) -> int:
     """Give the owner of `workspace` what root created or changed under `folders` since `since` (the folders
     themselves included); how many entries changed hands. Nothing when this process is not root."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return 0
-    try:
-        owner = os.stat(workspace)
-    except OSError:
-        return 0
-    if owner.st_uid == 0:
+    owner = _new_owner(workspace)
+    if owner is None:
         return 0
     changed = 0
     for folder in folders():
         for path in _ours(Path(folder), since):
             try:
-                os.lchown(path, owner.st_uid, owner.st_gid)
+                os.lchown(path, *owner)
                 changed += 1
             except OSError:
                 continue
     return changed
+
+
+def _new_owner(workspace: Path) -> tuple[int, int] | None:
+    """The (uid, gid) of `workspace`'s owner where what this process writes must change hands: the process is root
+    and the workspace is someone else's. None otherwise (or when the workspace cannot be read)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    try:
+        found = os.stat(workspace)
+    except OSError:
+        return None
+    return None if found.st_uid == 0 else (found.st_uid, found.st_gid)
 
 
 def _ours(folder: Path, since: float) -> Iterator[str]:
@@ -80,11 +87,9 @@ def _now(workspace: Path | None) -> float:
     import time
 
     fallback = time.time() - 1.0
-    if workspace is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+    if workspace is None or _new_owner(workspace) is None:
         return fallback
     try:
-        if os.stat(workspace).st_uid == 0:
-            return fallback
         fd, name = tempfile.mkstemp(prefix=".llm-gate-clock-", dir=workspace)
     except OSError:
         return fallback
